@@ -1,0 +1,30 @@
+#pragma once
+#include <cstdint>
+#include <span>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace kernelgen {
+
+// How far a kernel's output is from the reference's.
+//
+// An element matches when |got - ref| <= atol * scale + rtol * |ref|, where scale is the largest finite |ref|
+// of the output (1 when that is 0). Scaling atol by the output's magnitude is what makes one tolerance fit
+// both the tiny-magnitude and the large-magnitude case of a reduction, whose rounding error grows with the
+// magnitude of its terms, not of its result. NaN must meet NaN, and an infinity the same infinity.
+struct Comparison {
+  int64_t elements = 0;
+  int64_t mismatches = 0;
+  int64_t first_mismatch = -1;
+  float got_at_first = 0;
+  float expected_at_first = 0;
+  double max_abs_error = 0;
+  double max_rel_error = 0;
+  bool passed() const { return mismatches == 0; }
+};
+
+Comparison compare_outputs(std::span<const float> got, std::span<const float> expected, double atol, double rtol);
+
+void to_json(nlohmann::json& json, const Comparison& comparison);
+
+}  // namespace kernelgen

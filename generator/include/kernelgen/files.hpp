@@ -1,0 +1,16 @@
+#pragma once
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace kernelgen {
+
+// Reads a whole file; throws std::runtime_error naming the path when it cannot.
+std::string read_file(const std::filesystem::path& path);
+std::vector<uint32_t> read_spirv(const std::filesystem::path& path);
+
+// Writes through a temporary file in the same directory and renames it over the target, so a reader (or a
+// crash) sees the old content or the new, never half of it.
+void write_file_atomic(const std::filesystem::path& path, const std::string& bytes);
+
+}  // namespace kernelgen

@@ -1,0 +1,56 @@
+#pragma once
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kernelgen/kernel.hpp"
+#include "kernelgen/verdict.hpp"
+
+namespace kernelgen {
+
+// generated/<op>/manifest.json: the accepted kernel's provenance.
+struct Manifest {
+  std::string op;
+  std::string spec_hash;
+  std::string author;  // "hand-written" or the model, e.g. "openai/gpt-4o"
+  std::string source_hash;
+  std::string spirv_hash;
+  Grid dispatch;
+  std::array<uint32_t, 3> local_size{};
+  nlohmann::json validation;  // status, seed, device, per-case errors
+  nlohmann::json timing;      // null or the Timing of the accepted kernel
+  nlohmann::json search;      // candidates, usage and cost of the search that produced it
+  std::string generated_at;   // UTC, ISO 8601
+  std::string kernelgen_version;
+};
+
+nlohmann::json to_json(const Manifest& manifest);
+// Throws std::invalid_argument naming the missing or malformed field.
+Manifest parse_manifest(const nlohmann::json& json);
+
+// A kernel as checked in under generated/<op>/.
+struct GeneratedKernel {
+  Manifest manifest;
+  std::string source;
+  std::vector<uint32_t> spirv;
+};
+
+// What the build finds in generated/<op>/.
+struct StoreCheck {
+  enum class State { missing, corrupt, stale, current } state = State::missing;
+  std::string problem;  // for anything but current: what is wrong, in one line
+  std::optional<GeneratedKernel> kernel;
+};
+
+StoreCheck check_generated(const std::filesystem::path& directory, const std::string& spec_hash);
+
+// Replaces generated/<op>/ as a whole: the files are written to a sibling directory and swapped in with one
+// rename, so a crash leaves the old kernel or the new one, never a mix.
+void write_generated(const std::filesystem::path& directory, const GeneratedKernel& kernel);
+
+}  // namespace kernelgen

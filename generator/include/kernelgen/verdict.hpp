@@ -1,0 +1,65 @@
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "kernelgen/compare.hpp"
+
+namespace kernelgen {
+
+enum class Status {
+  PASSED,
+  COMPILE_ERROR,
+  INTERFACE_MISMATCH,
+  RUNTIME_ERROR,
+  TIMEOUT,
+  INCORRECT_NUMERICAL,
+  NONDETERMINISTIC,
+  WROTE_INPUT,
+  OUT_OF_BOUNDS,
+};
+
+const char* status_name(Status status);
+std::optional<Status> parse_status(const std::string& name);
+
+struct CaseResult {
+  std::string name;
+  uint64_t seed = 0;
+  Status status = Status::PASSED;
+  std::string tensor;  // the output (or, for WROTE_INPUT/OUT_OF_BOUNDS, the tensor) the failure is in
+  std::string detail;  // one line a person or a model can act on
+  Comparison comparison;
+};
+
+struct Timing {
+  std::string device;
+  int runs = 0;
+  double median_ns = 0;
+  double min_ns = 0;
+  double gbytes_per_second = 0;
+  double gflops = 0;
+};
+
+// The outcome of validating one candidate. Everything a record, a manifest and the next round's prompt need.
+struct Verdict {
+  Status status = Status::PASSED;
+  std::string reason;  // the first failure, in one line
+  uint64_t base_seed = 0;
+  std::string device;
+  std::string log;  // compile log or runtime error text
+  std::vector<CaseResult> cases;
+  std::optional<Timing> timing;
+
+  bool passed() const { return status == Status::PASSED; }
+};
+
+// Human-readable report: the status, the reason, one line per case, the seed to replay.
+std::string describe(const Verdict& verdict);
+
+void to_json(nlohmann::json& json, const Timing& timing);
+void to_json(nlohmann::json& json, const Verdict& verdict);
+
+}  // namespace kernelgen

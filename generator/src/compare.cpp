@@ -1,0 +1,64 @@
+#include "kernelgen/compare.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+namespace kernelgen {
+
+Comparison compare_outputs(std::span<const float> got, std::span<const float> expected, double atol, double rtol) {
+  Comparison result;
+  result.elements = static_cast<int64_t>(expected.size());
+  double scale = 0;
+  for (float value : expected)
+    if (std::isfinite(value)) scale = std::max(scale, static_cast<double>(std::fabs(value)));
+  if (scale == 0) scale = 1;
+
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const double want = expected[i];
+    const double have = i < got.size() ? got[i] : std::nan("");
+    bool match;
+    if (std::isnan(want) || std::isnan(have)) {
+      match = std::isnan(want) && std::isnan(have);
+    } else if (std::isinf(want) || std::isinf(have)) {
+      match = want == have;
+    } else {
+      const double error = std::fabs(have - want);
+      match = error <= atol * scale + rtol * std::fabs(want);
+      result.max_abs_error = std::max(result.max_abs_error, error);
+      if (want != 0) result.max_rel_error = std::max(result.max_rel_error, error / std::fabs(want));
+    }
+    if (!match) {
+      if (result.mismatches == 0) {
+        result.first_mismatch = static_cast<int64_t>(i);
+        result.got_at_first = static_cast<float>(have);
+        result.expected_at_first = static_cast<float>(want);
+      }
+      ++result.mismatches;
+    }
+  }
+  return result;
+}
+
+namespace {
+
+// JSON has no NaN or infinity; store them as strings so a record always parses.
+nlohmann::json number(double value) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  return value;
+}
+
+}  // namespace
+
+void to_json(nlohmann::json& json, const Comparison& c) {
+  json = {{"elements", c.elements},
+          {"mismatches", c.mismatches},
+          {"first_mismatch", c.first_mismatch},
+          {"got_at_first", number(c.got_at_first)},
+          {"expected_at_first", number(c.expected_at_first)},
+          {"max_abs_error", number(c.max_abs_error)},
+          {"max_rel_error", number(c.max_rel_error)}};
+}
+
+}  // namespace kernelgen

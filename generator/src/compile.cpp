@@ -1,0 +1,53 @@
+#include "kernelgen/compile.hpp"
+
+#include <glslang/Public/ResourceLimits.h>
+#include <glslang/Public/ShaderLang.h>
+#include <glslang/SPIRV/GlslangToSpv.h>
+
+#include <mutex>
+
+namespace kernelgen {
+
+namespace {
+
+// glslang keeps process-wide tables; initialise them once, on first use.
+void initialise_glslang() {
+  static std::once_flag once;
+  std::call_once(once, [] { glslang::InitializeProcess(); });
+}
+
+}  // namespace
+
+Compilation compile_glsl(const std::string& source) {
+  initialise_glslang();
+  Compilation result;
+  glslang::TShader shader(EShLangCompute);
+  const char* text = source.c_str();
+  const char* name = "kernel.comp";
+  shader.setStringsWithLengthsAndNames(&text, nullptr, &name, 1);
+  shader.setEnvInput(glslang::EShSourceGlsl, EShLangCompute, glslang::EShClientVulkan, 100);
+  shader.setEnvClient(glslang::EShClientVulkan, glslang::EShTargetVulkan_1_2);
+  shader.setEnvTarget(glslang::EShTargetSpv, glslang::EShTargetSpv_1_5);
+  shader.setEntryPoint("main");
+  const auto messages = static_cast<EShMessages>(EShMsgSpvRules | EShMsgVulkanRules);
+  const TBuiltInResource* limits = GetDefaultResources();
+  if (!shader.parse(limits, 450, ENoProfile, false, false, messages)) {
+    result.log = shader.getInfoLog();
+    return result;
+  }
+  glslang::TProgram program;
+  program.addShader(&shader);
+  if (!program.link(messages)) {
+    result.log = std::string(shader.getInfoLog()) + program.getInfoLog();
+    return result;
+  }
+  spv::SpvBuildLogger logger;
+  glslang::SpvOptions options;
+  options.validate = false;  // spirv-val runs as its own stage
+  glslang::GlslangToSpv(*program.getIntermediate(EShLangCompute), result.spirv, &logger, &options);
+  result.log = shader.getInfoLog() + logger.getAllMessages();
+  result.ok = !result.spirv.empty();
+  return result;
+}
+
+}  // namespace kernelgen

@@ -1,0 +1,52 @@
+#include "kernelgen/evaluate.hpp"
+
+#include <spirv-tools/libspirv.hpp>
+
+#include "kernelgen/compile.hpp"
+#include "kernelgen/device.hpp"
+#include "kernelgen/kernel_source.hpp"
+
+namespace kernelgen {
+
+std::optional<std::string> spirv_validation_error(std::span<const uint32_t> words) {
+  spvtools::SpirvTools tools(SPV_ENV_VULKAN_1_2);
+  std::string messages;
+  tools.SetMessageConsumer([&](spv_message_level_t, const char*, const spv_position_t& position, const char* text) {
+    messages += "spirv-val: word " + std::to_string(position.index) + ": " + text + "\n";
+  });
+  if (tools.Validate(words.data(), words.size())) return std::nullopt;
+  return messages.empty() ? "spirv-val rejected the module" : messages;
+}
+
+Verdict evaluate_source(Device& device, const OpSpec& spec, ReferenceFunction reference, const std::string& glsl,
+                        const ValidationOptions& options, KernelBinary* binary) {
+  Verdict verdict;
+  verdict.base_seed = options.base_seed;
+  verdict.device = device.info().name;
+  std::string error;
+  const auto grid = parse_dispatch_line(glsl, &error);
+  if (!grid) {
+    verdict.status = Status::INTERFACE_MISMATCH;
+    verdict.reason = error;
+    return verdict;
+  }
+  Compilation compiled = compile_glsl(glsl);
+  if (!compiled.ok) {
+    verdict.status = Status::COMPILE_ERROR;
+    verdict.reason = "glslang could not compile the shader";
+    verdict.log = compiled.log;
+    return verdict;
+  }
+  if (auto invalid = spirv_validation_error(compiled.spirv)) {
+    verdict.status = Status::COMPILE_ERROR;
+    verdict.reason = "the SPIR-V is invalid for Vulkan 1.2";
+    verdict.log = *invalid;
+    return verdict;
+  }
+  KernelBinary kernel{std::move(compiled.spirv), *grid};
+  verdict = validate_kernel(device, spec, reference, kernel, options);
+  if (binary) *binary = std::move(kernel);
+  return verdict;
+}
+
+}  // namespace kernelgen

@@ -1,0 +1,52 @@
+#include "kernelgen/files.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+
+namespace kernelgen {
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path.string() + ": " + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::vector<uint32_t> read_spirv(const std::filesystem::path& path) {
+  const std::string bytes = read_file(path);
+  if (bytes.size() % 4 != 0)
+    throw std::runtime_error(path.string() + " is " + std::to_string(bytes.size()) +
+                             " bytes, not a whole number of 32-bit SPIR-V words");
+  std::vector<uint32_t> words(bytes.size() / 4);
+  std::memcpy(words.data(), bytes.data(), bytes.size());
+  return words;
+}
+
+void write_file_atomic(const std::filesystem::path& path, const std::string& bytes) {
+  std::filesystem::create_directories(path.parent_path());
+  std::random_device entropy;
+  const std::filesystem::path temporary =
+      path.parent_path() / ("." + path.filename().string() + ".tmp" + std::to_string(::getpid()) + "_" +
+                            std::to_string(entropy()));
+  FILE* file = std::fopen(temporary.c_str(), "wb");
+  if (!file) throw std::runtime_error("cannot write " + temporary.string() + ": " + std::strerror(errno));
+  const bool written = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size() && std::fflush(file) == 0 &&
+                       ::fsync(::fileno(file)) == 0;
+  const int error = errno;
+  std::fclose(file);
+  if (!written) {
+    std::filesystem::remove(temporary);
+    throw std::runtime_error("cannot write " + temporary.string() + ": " + std::strerror(error));
+  }
+  std::filesystem::rename(temporary, path);
+}
+
+}  // namespace kernelgen

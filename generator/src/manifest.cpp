@@ -1,0 +1,151 @@
+#include "kernelgen/manifest.hpp"
+
+#include <fcntl.h>
+#include <stdio.h>
+
+#include <cerrno>
+#include <cstring>
+#include <random>
+#include <stdexcept>
+
+#include "kernelgen/files.hpp"
+#include "kernelgen/hash.hpp"
+
+namespace kernelgen {
+
+using nlohmann::json;
+
+json to_json(const Manifest& m) {
+  return {{"op", m.op},
+          {"spec_hash", m.spec_hash},
+          {"author", m.author},
+          {"kernel",
+           {{"source", "kernel.comp"},
+            {"source_hash", m.source_hash},
+            {"spirv", "kernel.spv"},
+            {"spirv_hash", m.spirv_hash},
+            {"dispatch", {m.dispatch.x, m.dispatch.y, m.dispatch.z}},
+            {"local_size", m.local_size}}},
+          {"validation", m.validation},
+          {"timing", m.timing},
+          {"search", m.search},
+          {"generated_at", m.generated_at},
+          {"kernelgen_version", m.kernelgen_version}};
+}
+
+namespace {
+
+const json& field(const json& object, const std::string& key, const std::string& where) {
+  if (!object.is_object() || !object.contains(key))
+    throw std::invalid_argument("manifest: missing field " + where + key);
+  return object.at(key);
+}
+
+std::string text(const json& object, const std::string& key, const std::string& where = "") {
+  const json& value = field(object, key, where);
+  if (!value.is_string()) throw std::invalid_argument("manifest: field " + where + key + " must be a string");
+  return value.get<std::string>();
+}
+
+std::array<uint32_t, 3> triple(const json& object, const std::string& key, const std::string& where) {
+  const json& value = field(object, key, where);
+  if (!value.is_array() || value.size() != 3)
+    throw std::invalid_argument("manifest: field " + where + key + " must be an array of 3 integers");
+  std::array<uint32_t, 3> result{};
+  for (size_t i = 0; i < 3; ++i) {
+    if (!value[i].is_number_unsigned() || value[i].get<uint64_t>() > UINT32_MAX)
+      throw std::invalid_argument("manifest: field " + where + key + " must hold unsigned 32-bit integers");
+    result[i] = value[i].get<uint32_t>();
+  }
+  return result;
+}
+
+}  // namespace
+
+Manifest parse_manifest(const json& j) {
+  Manifest m;
+  m.op = text(j, "op");
+  m.spec_hash = text(j, "spec_hash");
+  m.author = text(j, "author");
+  const json& kernel = field(j, "kernel", "");
+  m.source_hash = text(kernel, "source_hash", "kernel.");
+  m.spirv_hash = text(kernel, "spirv_hash", "kernel.");
+  const auto dispatch = triple(kernel, "dispatch", "kernel.");
+  m.dispatch = {dispatch[0], dispatch[1], dispatch[2]};
+  m.local_size = triple(kernel, "local_size", "kernel.");
+  m.validation = j.value("validation", json());
+  m.timing = j.value("timing", json());
+  m.search = j.value("search", json());
+  m.generated_at = j.value("generated_at", "");
+  m.kernelgen_version = j.value("kernelgen_version", "");
+  return m;
+}
+
+StoreCheck check_generated(const std::filesystem::path& directory, const std::string& spec_hash) {
+  StoreCheck check;
+  const auto manifest_path = directory / "manifest.json";
+  if (!std::filesystem::exists(manifest_path)) {
+    check.state = StoreCheck::State::missing;
+    check.problem = directory.string() + " holds no kernel (no manifest.json)";
+    return check;
+  }
+  GeneratedKernel kernel;
+  try {
+    kernel.manifest = parse_manifest(json::parse(read_file(manifest_path)));
+    kernel.source = read_file(directory / "kernel.comp");
+    kernel.spirv = read_spirv(directory / "kernel.spv");
+  } catch (const std::exception& error) {
+    check.state = StoreCheck::State::corrupt;
+    check.problem = directory.string() + ": " + error.what();
+    return check;
+  }
+  if (content_hash(kernel.source) != kernel.manifest.source_hash) {
+    check.state = StoreCheck::State::corrupt;
+    check.problem = (directory / "kernel.comp").string() + " does not match the hash in manifest.json (edited by hand?)";
+    return check;
+  }
+  if (content_hash(kernel.spirv) != kernel.manifest.spirv_hash) {
+    check.state = StoreCheck::State::corrupt;
+    check.problem = (directory / "kernel.spv").string() + " does not match the hash in manifest.json (truncated or edited?)";
+    return check;
+  }
+  if (kernel.manifest.spec_hash != spec_hash) {
+    check.state = StoreCheck::State::stale;
+    check.problem = "the op's declaration or reference changed since the kernel was generated (spec hash " +
+                    kernel.manifest.spec_hash + " in the manifest, " + spec_hash + " now)";
+    check.kernel = std::move(kernel);
+    return check;
+  }
+  check.state = StoreCheck::State::current;
+  check.kernel = std::move(kernel);
+  return check;
+}
+
+void write_generated(const std::filesystem::path& directory, const GeneratedKernel& kernel) {
+  namespace fs = std::filesystem;
+  const fs::path parent = directory.parent_path();
+  fs::create_directories(parent);
+  std::random_device entropy;
+  const fs::path staging = parent / ("." + directory.filename().string() + ".new" + std::to_string(entropy()));
+  fs::create_directories(staging);
+  try {
+    write_file_atomic(staging / "kernel.comp", kernel.source);
+    write_file_atomic(staging / "kernel.spv",
+                      std::string(reinterpret_cast<const char*>(kernel.spirv.data()), kernel.spirv.size() * 4));
+    write_file_atomic(staging / "manifest.json", to_json(kernel.manifest).dump(2) + "\n");
+    if (fs::exists(directory)) {
+      // One atomic swap of the two directories, then the old one (now at `staging`) goes.
+      if (::renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, directory.c_str(), RENAME_EXCHANGE) != 0)
+        throw std::runtime_error("cannot replace " + directory.string() + ": " + std::strerror(errno));
+      fs::remove_all(staging);
+    } else {
+      fs::rename(staging, directory);
+    }
+  } catch (...) {
+    std::error_code ignored;
+    fs::remove_all(staging, ignored);
+    throw;
+  }
+}
+
+}  // namespace kernelgen

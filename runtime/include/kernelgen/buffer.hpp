@@ -1,0 +1,51 @@
+#pragma once
+#include <vulkan/vulkan_core.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace kernelgen {
+
+class Device;
+
+// A storage buffer in device memory. Uploads and downloads go through a transient staging buffer unless the
+// device-local memory is also host-visible (integrated GPUs, lavapipe), in which case they are plain copies.
+class Buffer {
+ public:
+  Buffer(Device& device, std::size_t bytes);
+  ~Buffer();
+  Buffer(Buffer&&) noexcept;
+  Buffer& operator=(Buffer&&) noexcept;
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+
+  std::size_t size() const { return bytes_; }
+  VkBuffer vk_buffer() const { return buffer_; }
+
+  void upload(const void* data, std::size_t bytes, std::size_t offset = 0);
+  void download(void* data, std::size_t bytes, std::size_t offset = 0) const;
+
+  template <class T>
+  void upload(std::span<const T> values, std::size_t offset = 0) {
+    upload(values.data(), values.size_bytes(), offset);
+  }
+  template <class T>
+  std::vector<T> download() const {
+    std::vector<T> values(bytes_ / sizeof(T));
+    download(values.data(), values.size() * sizeof(T));
+    return values;
+  }
+
+ private:
+  void release();
+
+  Device* device_ = nullptr;
+  std::size_t bytes_ = 0;
+  VkBuffer buffer_ = VK_NULL_HANDLE;
+  VkDeviceMemory memory_ = VK_NULL_HANDLE;
+  void* mapped_ = nullptr;  // non-null when the memory is host-visible
+};
+
+}  // namespace kernelgen

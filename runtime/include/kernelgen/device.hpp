@@ -1,0 +1,75 @@
+#pragma once
+#include <vulkan/vulkan_core.h>
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kernelgen {
+
+struct DeviceOptions {
+  // Index ("1") or case-insensitive name substring ("llvmpipe", "H100"). Empty: $KERNELGEN_DEVICE, else the
+  // first discrete GPU, else integrated, else virtual, else CPU.
+  std::string selector;
+  // Out-of-bounds accesses are discarded or return zero instead of being undefined. On while validating
+  // untrusted kernels.
+  bool robust_buffer_access = false;
+  // Enable VK_LAYER_KHRONOS_validation and report its messages on stderr. Also on when
+  // $KERNELGEN_VK_VALIDATION=1.
+  bool validation = false;
+};
+
+struct DeviceInfo {
+  uint32_t index = 0;
+  std::string name;
+  std::string type;  // "discrete", "integrated", "virtual", "cpu", "other"
+  std::string driver;
+  uint32_t vendor_id = 0;
+  uint32_t api_version = 0;
+  uint32_t subgroup_size = 0;
+  uint32_t max_workgroup_invocations = 0;
+  std::array<uint32_t, 3> max_workgroup_size{};
+  std::array<uint32_t, 3> max_workgroup_count{};
+  uint32_t max_shared_memory_bytes = 0;
+  uint64_t max_storage_buffer_range = 0;
+  double timestamp_period_ns = 0;  // 0 when the compute queue has no timestamps
+  std::vector<std::string> extensions;
+};
+
+// A Vulkan instance, one physical device and a logical device with one compute queue.
+class Device {
+ public:
+  explicit Device(const DeviceOptions& options = {});
+  ~Device();
+  Device(Device&&) noexcept;
+  Device& operator=(Device&&) noexcept;
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  // Every physical device the loader sees, in loader order (the order KERNELGEN_DEVICE indexes).
+  static std::vector<DeviceInfo> list();
+
+  const DeviceInfo& info() const;
+  bool robust_buffer_access() const;
+
+  VkInstance vk_instance() const;
+  VkPhysicalDevice vk_physical_device() const;
+  VkDevice vk_device() const;
+  VkQueue vk_queue() const;
+  uint32_t queue_family() const;
+  VkCommandPool vk_command_pool() const;
+
+  // Index of a memory type allowed by type_bits with all the required flags, or -1.
+  int memory_type(uint32_t type_bits, VkMemoryPropertyFlags required) const;
+
+  // Submit one command buffer and block until it completes.
+  void submit_and_wait(VkCommandBuffer command_buffer) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace kernelgen

@@ -1,0 +1,34 @@
+#pragma once
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace kernelgen {
+
+// What a compute shader's SPIR-V declares to the outside: read straight from the words, so the same check
+// applies to a freshly compiled candidate and to a checked-in kernel.spv.
+struct SpirvBinding {
+  uint32_t set = 0;
+  uint32_t binding = 0;
+  std::string storage_class;  // "StorageBuffer", "Uniform", "UniformConstant", ...
+  bool buffer_block = false;  // a std430/std140 block (Block in StorageBuffer, or BufferBlock in Uniform)
+  bool readonly = false;      // every member NonWritable, or the variable itself
+  std::string name;
+};
+
+struct SpirvInterface {
+  bool has_compute_main = false;
+  std::array<uint32_t, 3> local_size{0, 0, 0};  // from the LocalSize execution mode
+  std::vector<SpirvBinding> bindings;           // sorted by (set, binding)
+  std::vector<std::string> capabilities;
+  bool uses_push_constants = false;
+};
+
+// Parses the module header and the annotations it needs. Returns nullopt and fills error for words that
+// are not a SPIR-V module.
+std::optional<SpirvInterface> reflect_spirv(std::span<const uint32_t> words, std::string* error = nullptr);
+
+}  // namespace kernelgen

@@ -1,0 +1,355 @@
+#include "kernelgen/device.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+#include "kernelgen/error.hpp"
+#include "vk_check.hpp"
+
+namespace kernelgen {
+
+namespace {
+
+constexpr const char* kValidationLayer = "VK_LAYER_KHRONOS_validation";
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+bool env_flag(const char* name) {
+  const char* value = std::getenv(name);
+  return value && *value && std::strcmp(value, "0") != 0;
+}
+
+const char* type_name(VkPhysicalDeviceType type) {
+  switch (type) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      return "discrete";
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      return "integrated";
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      return "virtual";
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      return "cpu";
+    default:
+      return "other";
+  }
+}
+
+int type_preference(VkPhysicalDeviceType type) {
+  switch (type) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      return 0;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      return 1;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      return 2;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      return 3;
+    default:
+      return 4;
+  }
+}
+
+VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                     VkDebugUtilsMessageTypeFlagsEXT,
+                                                     const VkDebugUtilsMessengerCallbackDataEXT* data,
+                                                     void* error_count) {
+  const bool error = severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+  if (error) ++*static_cast<int*>(error_count);
+  std::fprintf(stderr, "kernelgen: Vulkan validation %s: %s\n", error ? "error" : "warning", data->pMessage);
+  return VK_FALSE;
+}
+
+int compute_queue_family(VkPhysicalDevice physical) {
+  uint32_t count = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, nullptr);
+  std::vector<VkQueueFamilyProperties> families(count);
+  vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, families.data());
+  // A compute-only family is usually the async-compute queue; any family with compute works.
+  int fallback = -1;
+  for (uint32_t i = 0; i < count; ++i) {
+    if (!(families[i].queueFlags & VK_QUEUE_COMPUTE_BIT)) continue;
+    if (!(families[i].queueFlags & VK_QUEUE_GRAPHICS_BIT)) return static_cast<int>(i);
+    if (fallback < 0) fallback = static_cast<int>(i);
+  }
+  return fallback;
+}
+
+DeviceInfo describe(VkPhysicalDevice physical, uint32_t index) {
+  VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+  subgroup.pNext = &driver;
+  VkPhysicalDeviceProperties2 properties{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+  properties.pNext = &subgroup;
+  vkGetPhysicalDeviceProperties2(physical, &properties);
+  const VkPhysicalDeviceLimits& limits = properties.properties.limits;
+
+  DeviceInfo info;
+  info.index = index;
+  info.name = properties.properties.deviceName;
+  info.type = type_name(properties.properties.deviceType);
+  info.driver = std::string(driver.driverName) + " " + driver.driverInfo;
+  info.vendor_id = properties.properties.vendorID;
+  info.api_version = properties.properties.apiVersion;
+  info.subgroup_size = subgroup.subgroupSize;
+  info.max_workgroup_invocations = limits.maxComputeWorkGroupInvocations;
+  std::copy_n(limits.maxComputeWorkGroupSize, 3, info.max_workgroup_size.begin());
+  std::copy_n(limits.maxComputeWorkGroupCount, 3, info.max_workgroup_count.begin());
+  info.max_shared_memory_bytes = limits.maxComputeSharedMemorySize;
+  info.max_storage_buffer_range = limits.maxStorageBufferRange;
+
+  const int family = compute_queue_family(physical);
+  if (family >= 0) {
+    uint32_t count = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, nullptr);
+    std::vector<VkQueueFamilyProperties> families(count);
+    vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, families.data());
+    if (families[family].timestampValidBits > 0) info.timestamp_period_ns = limits.timestampPeriod;
+  }
+
+  uint32_t extension_count = 0;
+  vkEnumerateDeviceExtensionProperties(physical, nullptr, &extension_count, nullptr);
+  std::vector<VkExtensionProperties> extensions(extension_count);
+  vkEnumerateDeviceExtensionProperties(physical, nullptr, &extension_count, extensions.data());
+  for (const auto& extension : extensions) info.extensions.emplace_back(extension.extensionName);
+  std::sort(info.extensions.begin(), info.extensions.end());
+  return info;
+}
+
+bool has_extension(const DeviceInfo& info, const char* name) {
+  return std::binary_search(info.extensions.begin(), info.extensions.end(), std::string(name));
+}
+
+bool layer_available(const char* name) {
+  uint32_t count = 0;
+  vkEnumerateInstanceLayerProperties(&count, nullptr);
+  std::vector<VkLayerProperties> layers(count);
+  vkEnumerateInstanceLayerProperties(&count, layers.data());
+  return std::any_of(layers.begin(), layers.end(),
+                     [&](const VkLayerProperties& layer) { return std::strcmp(layer.layerName, name) == 0; });
+}
+
+VkInstance create_instance(bool validation) {
+  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+  app.pApplicationName = "kernelgen";
+  app.apiVersion = VK_API_VERSION_1_2;
+  VkInstanceCreateInfo create{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+  create.pApplicationInfo = &app;
+  const char* layers[] = {kValidationLayer};
+  const char* extensions[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
+  if (validation) {
+    if (!layer_available(kValidationLayer))
+      throw VulkanError(VK_ERROR_LAYER_NOT_PRESENT, "enabling Vulkan validation (KERNELGEN_VK_VALIDATION=1)");
+    create.enabledLayerCount = 1;
+    create.ppEnabledLayerNames = layers;
+    create.enabledExtensionCount = 1;
+    create.ppEnabledExtensionNames = extensions;
+  }
+  VkInstance instance = VK_NULL_HANDLE;
+  vk_check(vkCreateInstance(&create, nullptr, &instance),
+           "creating a Vulkan instance (is a Vulkan driver installed? for a CPU device: apt-get install "
+           "mesa-vulkan-drivers)");
+  return instance;
+}
+
+std::vector<VkPhysicalDevice> physical_devices(VkInstance instance) {
+  uint32_t count = 0;
+  vk_check(vkEnumeratePhysicalDevices(instance, &count, nullptr), "listing Vulkan devices");
+  std::vector<VkPhysicalDevice> devices(count);
+  vk_check(vkEnumeratePhysicalDevices(instance, &count, devices.data()), "listing Vulkan devices");
+  return devices;
+}
+
+std::string describe_all(const std::vector<DeviceInfo>& infos) {
+  std::string text;
+  for (const auto& info : infos) text += "\n  " + std::to_string(info.index) + ": " + info.name + " (" + info.type + ")";
+  return text;
+}
+
+// The index chosen by selector (index or name substring) or by type preference.
+uint32_t select(const std::vector<DeviceInfo>& infos, const std::vector<VkPhysicalDevice>& devices,
+                const std::string& selector) {
+  if (infos.empty())
+    throw std::runtime_error(
+        "kernelgen: no Vulkan device found. Install a driver; for a CPU device: apt-get install "
+        "mesa-vulkan-drivers (lavapipe)");
+  std::vector<uint32_t> usable;
+  for (const auto& info : infos)
+    if (compute_queue_family(devices[info.index]) >= 0) usable.push_back(info.index);
+  if (!selector.empty()) {
+    const bool numeric = std::all_of(selector.begin(), selector.end(), [](char c) { return std::isdigit(c); });
+    for (uint32_t index : usable) {
+      if (numeric ? std::stoul(selector) == index
+                  : lower(infos[index].name).find(lower(selector)) != std::string::npos)
+        return index;
+    }
+    throw std::runtime_error("kernelgen: no Vulkan device with compute matches KERNELGEN_DEVICE='" + selector +
+                             "'; devices:" + describe_all(infos));
+  }
+  if (usable.empty()) throw std::runtime_error("kernelgen: no Vulkan device has a compute queue" + describe_all(infos));
+  return *std::min_element(usable.begin(), usable.end(), [&](uint32_t a, uint32_t b) {
+    VkPhysicalDeviceProperties pa, pb;
+    vkGetPhysicalDeviceProperties(devices[a], &pa);
+    vkGetPhysicalDeviceProperties(devices[b], &pb);
+    return type_preference(pa.deviceType) < type_preference(pb.deviceType);
+  });
+}
+
+}  // namespace
+
+struct Device::Impl {
+  VkInstance instance = VK_NULL_HANDLE;
+  VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
+  int validation_errors = 0;
+  VkPhysicalDevice physical = VK_NULL_HANDLE;
+  VkDevice device = VK_NULL_HANDLE;
+  VkQueue queue = VK_NULL_HANDLE;
+  uint32_t family = 0;
+  VkCommandPool pool = VK_NULL_HANDLE;
+  VkFence fence = VK_NULL_HANDLE;
+  VkPhysicalDeviceMemoryProperties memory{};
+  DeviceInfo info;
+  bool robust = false;
+
+  ~Impl() {
+    if (device) {
+      vkDeviceWaitIdle(device);
+      if (fence) vkDestroyFence(device, fence, nullptr);
+      if (pool) vkDestroyCommandPool(device, pool, nullptr);
+      vkDestroyDevice(device, nullptr);
+    }
+    if (messenger) {
+      auto destroy = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
+          vkGetInstanceProcAddr(instance, "vkDestroyDebugUtilsMessengerEXT"));
+      if (destroy) destroy(instance, messenger, nullptr);
+    }
+    if (instance) vkDestroyInstance(instance, nullptr);
+  }
+};
+
+Device::Device(const DeviceOptions& options) : impl_(std::make_unique<Impl>()) {
+  const bool validation = options.validation || env_flag("KERNELGEN_VK_VALIDATION");
+  impl_->instance = create_instance(validation);
+  if (validation) {
+    VkDebugUtilsMessengerCreateInfoEXT create{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
+    create.messageSeverity =
+        VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+    create.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                         VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
+    create.pfnUserCallback = on_validation_message;
+    create.pUserData = &impl_->validation_errors;
+    auto make = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
+        vkGetInstanceProcAddr(impl_->instance, "vkCreateDebugUtilsMessengerEXT"));
+    vk_check(make ? make(impl_->instance, &create, nullptr, &impl_->messenger) : VK_ERROR_EXTENSION_NOT_PRESENT,
+             "installing the validation message callback");
+    std::fprintf(stderr, "kernelgen: Vulkan validation layer enabled\n");
+  }
+
+  const auto devices = physical_devices(impl_->instance);
+  std::vector<DeviceInfo> infos;
+  for (uint32_t i = 0; i < devices.size(); ++i) infos.push_back(describe(devices[i], i));
+  const char* env_selector = std::getenv("KERNELGEN_DEVICE");
+  const std::string selector = !options.selector.empty() ? options.selector : (env_selector ? env_selector : "");
+  const uint32_t index = select(infos, devices, selector);
+  impl_->physical = devices[index];
+  impl_->info = infos[index];
+  impl_->family = static_cast<uint32_t>(compute_queue_family(impl_->physical));
+  vkGetPhysicalDeviceMemoryProperties(impl_->physical, &impl_->memory);
+
+  const float priority = 1.0f;
+  VkDeviceQueueCreateInfo queue{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+  queue.queueFamilyIndex = impl_->family;
+  queue.queueCount = 1;
+  queue.pQueuePriorities = &priority;
+
+  VkPhysicalDeviceFeatures supported{};
+  vkGetPhysicalDeviceFeatures(impl_->physical, &supported);
+  VkPhysicalDeviceFeatures features{};
+  impl_->robust = options.robust_buffer_access && supported.robustBufferAccess;
+  features.robustBufferAccess = impl_->robust;
+  features.shaderInt64 = supported.shaderInt64;
+  features.shaderFloat64 = supported.shaderFloat64;
+
+  VkPhysicalDeviceRobustness2FeaturesEXT robustness2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT};
+  std::vector<const char*> extensions;
+  VkDeviceCreateInfo create{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+  if (impl_->robust && has_extension(impl_->info, VK_EXT_ROBUSTNESS_2_EXTENSION_NAME)) {
+    VkPhysicalDeviceRobustness2FeaturesEXT query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT};
+    VkPhysicalDeviceFeatures2 features2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    features2.pNext = &query;
+    vkGetPhysicalDeviceFeatures2(impl_->physical, &features2);
+    if (query.robustBufferAccess2) {
+      robustness2.robustBufferAccess2 = VK_TRUE;
+      extensions.push_back(VK_EXT_ROBUSTNESS_2_EXTENSION_NAME);
+      create.pNext = &robustness2;
+    }
+  }
+  create.queueCreateInfoCount = 1;
+  create.pQueueCreateInfos = &queue;
+  create.pEnabledFeatures = &features;
+  create.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
+  create.ppEnabledExtensionNames = extensions.data();
+  vk_check(vkCreateDevice(impl_->physical, &create, nullptr, &impl_->device),
+           "creating a logical device on " + impl_->info.name);
+  vkGetDeviceQueue(impl_->device, impl_->family, 0, &impl_->queue);
+
+  VkCommandPoolCreateInfo pool{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  pool.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  pool.queueFamilyIndex = impl_->family;
+  vk_check(vkCreateCommandPool(impl_->device, &pool, nullptr, &impl_->pool), "creating a command pool");
+  VkFenceCreateInfo fence{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  vk_check(vkCreateFence(impl_->device, &fence, nullptr, &impl_->fence), "creating a fence");
+}
+
+Device::~Device() = default;
+Device::Device(Device&&) noexcept = default;
+Device& Device::operator=(Device&&) noexcept = default;
+
+std::vector<DeviceInfo> Device::list() {
+  VkInstance instance = create_instance(false);
+  std::vector<DeviceInfo> infos;
+  try {
+    const auto devices = physical_devices(instance);
+    for (uint32_t i = 0; i < devices.size(); ++i) infos.push_back(describe(devices[i], i));
+  } catch (...) {
+    vkDestroyInstance(instance, nullptr);
+    throw;
+  }
+  vkDestroyInstance(instance, nullptr);
+  return infos;
+}
+
+const DeviceInfo& Device::info() const { return impl_->info; }
+bool Device::robust_buffer_access() const { return impl_->robust; }
+VkInstance Device::vk_instance() const { return impl_->instance; }
+VkPhysicalDevice Device::vk_physical_device() const { return impl_->physical; }
+VkDevice Device::vk_device() const { return impl_->device; }
+VkQueue Device::vk_queue() const { return impl_->queue; }
+uint32_t Device::queue_family() const { return impl_->family; }
+VkCommandPool Device::vk_command_pool() const { return impl_->pool; }
+
+int Device::memory_type(uint32_t type_bits, VkMemoryPropertyFlags required) const {
+  for (uint32_t i = 0; i < impl_->memory.memoryTypeCount; ++i) {
+    if ((type_bits & (1u << i)) && (impl_->memory.memoryTypes[i].propertyFlags & required) == required)
+      return static_cast<int>(i);
+  }
+  return -1;
+}
+
+void Device::submit_and_wait(VkCommandBuffer command_buffer) const {
+  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &command_buffer;
+  vk_check(vkResetFences(impl_->device, 1, &impl_->fence), "resetting the submit fence");
+  vk_check(vkQueueSubmit(impl_->queue, 1, &submit, impl_->fence), "submitting work to " + impl_->info.name);
+  vk_check(vkWaitForFences(impl_->device, 1, &impl_->fence, VK_TRUE, UINT64_MAX),
+           "waiting for work on " + impl_->info.name);
+}
+
+}  // namespace kernelgen

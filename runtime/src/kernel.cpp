@@ -1,0 +1,172 @@
+#include "kernelgen/kernel.hpp"
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "kernelgen/device.hpp"
+#include "kernelgen/spirv_interface.hpp"
+#include "vk_check.hpp"
+
+namespace kernelgen {
+
+namespace {
+
+constexpr uint32_t kSetsPerPool = 16;
+
+// The runtime trusts only what the contract promises: bindings 0..n-1 of set 0, storage buffers.
+void check_contract(std::span<const uint32_t> spirv, uint32_t binding_count) {
+  std::string error;
+  const auto interface = reflect_spirv(spirv, &error);
+  if (!interface) throw std::invalid_argument("kernelgen: not a SPIR-V module: " + error);
+  if (!interface->has_compute_main)
+    throw std::invalid_argument("kernelgen: the SPIR-V has no compute entry point named main");
+  if (interface->bindings.size() != binding_count)
+    throw std::invalid_argument("kernelgen: the SPIR-V declares " + std::to_string(interface->bindings.size()) +
+                                " bindings, the kernel expects " + std::to_string(binding_count));
+  for (uint32_t i = 0; i < binding_count; ++i) {
+    const SpirvBinding& binding = interface->bindings[i];
+    if (binding.set != 0 || binding.binding != i || !binding.buffer_block)
+      throw std::invalid_argument("kernelgen: SPIR-V binding " + std::to_string(i) +
+                                  " must be a storage buffer at set 0, binding " + std::to_string(i));
+  }
+}
+
+}  // namespace
+
+Kernel::Kernel(const Device& device, std::span<const uint32_t> spirv, uint32_t binding_count)
+    : Kernel(device.vk_device(), spirv, binding_count) {}
+
+Kernel::Kernel(VkDevice device, std::span<const uint32_t> spirv, uint32_t binding_count)
+    : device_(device), binding_count_(binding_count) {
+  check_contract(spirv, binding_count);
+  try {
+    create(spirv);
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+void Kernel::create(std::span<const uint32_t> spirv) {
+  VkShaderModuleCreateInfo module{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  module.codeSize = spirv.size_bytes();
+  module.pCode = spirv.data();
+  vk_check(vkCreateShaderModule(device_, &module, nullptr, &module_), "creating a shader module");
+
+  std::vector<VkDescriptorSetLayoutBinding> bindings(binding_count_);
+  for (uint32_t i = 0; i < binding_count_; ++i)
+    bindings[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+  VkDescriptorSetLayoutCreateInfo set_layout{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  set_layout.bindingCount = binding_count_;
+  set_layout.pBindings = bindings.data();
+  vk_check(vkCreateDescriptorSetLayout(device_, &set_layout, nullptr, &set_layout_),
+           "creating a descriptor set layout");
+
+  VkPipelineLayoutCreateInfo layout{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  layout.setLayoutCount = 1;
+  layout.pSetLayouts = &set_layout_;
+  vk_check(vkCreatePipelineLayout(device_, &layout, nullptr, &pipeline_layout_), "creating a pipeline layout");
+
+  VkComputePipelineCreateInfo pipeline{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  pipeline.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+  pipeline.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  pipeline.stage.module = module_;
+  pipeline.stage.pName = "main";
+  pipeline.layout = pipeline_layout_;
+  vk_check(vkCreateComputePipelines(device_, VK_NULL_HANDLE, 1, &pipeline, nullptr, &pipeline_),
+           "creating the compute pipeline");
+}
+
+Kernel::~Kernel() { release(); }
+
+Kernel::Kernel(Kernel&& other) noexcept
+    : device_(std::exchange(other.device_, VK_NULL_HANDLE)),
+      binding_count_(other.binding_count_),
+      module_(std::exchange(other.module_, VK_NULL_HANDLE)),
+      set_layout_(std::exchange(other.set_layout_, VK_NULL_HANDLE)),
+      pipeline_layout_(std::exchange(other.pipeline_layout_, VK_NULL_HANDLE)),
+      pipeline_(std::exchange(other.pipeline_, VK_NULL_HANDLE)),
+      pools_(std::move(other.pools_)),
+      sets_in_last_pool_(other.sets_in_last_pool_),
+      sets_(std::move(other.sets_)) {}
+
+Kernel& Kernel::operator=(Kernel&& other) noexcept {
+  Kernel moved(std::move(other));
+  std::swap(device_, moved.device_);
+  std::swap(binding_count_, moved.binding_count_);
+  std::swap(module_, moved.module_);
+  std::swap(set_layout_, moved.set_layout_);
+  std::swap(pipeline_layout_, moved.pipeline_layout_);
+  std::swap(pipeline_, moved.pipeline_);
+  std::swap(pools_, moved.pools_);
+  std::swap(sets_in_last_pool_, moved.sets_in_last_pool_);
+  std::swap(sets_, moved.sets_);
+  return *this;
+}
+
+void Kernel::release() {
+  if (!device_) return;
+  for (VkDescriptorPool pool : pools_) vkDestroyDescriptorPool(device_, pool, nullptr);
+  pools_.clear();
+  sets_.clear();
+  if (pipeline_) vkDestroyPipeline(device_, pipeline_, nullptr);
+  if (pipeline_layout_) vkDestroyPipelineLayout(device_, pipeline_layout_, nullptr);
+  if (set_layout_) vkDestroyDescriptorSetLayout(device_, set_layout_, nullptr);
+  if (module_) vkDestroyShaderModule(device_, module_, nullptr);
+  pipeline_ = VK_NULL_HANDLE;
+  pipeline_layout_ = VK_NULL_HANDLE;
+  set_layout_ = VK_NULL_HANDLE;
+  module_ = VK_NULL_HANDLE;
+}
+
+VkDescriptorSet Kernel::descriptor_set(std::span<const VkBuffer> buffers) {
+  std::vector<VkBuffer> key(buffers.begin(), buffers.end());
+  if (auto found = sets_.find(key); found != sets_.end()) return found->second;
+
+  if (pools_.empty() || sets_in_last_pool_ == kSetsPerPool) {
+    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kSetsPerPool * binding_count_};
+    VkDescriptorPoolCreateInfo create{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    create.maxSets = kSetsPerPool;
+    create.poolSizeCount = 1;
+    create.pPoolSizes = &size;
+    VkDescriptorPool pool = VK_NULL_HANDLE;
+    vk_check(vkCreateDescriptorPool(device_, &create, nullptr, &pool), "creating a descriptor pool");
+    pools_.push_back(pool);
+    sets_in_last_pool_ = 0;
+  }
+  VkDescriptorSetAllocateInfo allocate{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  allocate.descriptorPool = pools_.back();
+  allocate.descriptorSetCount = 1;
+  allocate.pSetLayouts = &set_layout_;
+  VkDescriptorSet set = VK_NULL_HANDLE;
+  vk_check(vkAllocateDescriptorSets(device_, &allocate, &set), "allocating a descriptor set");
+  ++sets_in_last_pool_;
+
+  std::vector<VkDescriptorBufferInfo> infos(binding_count_);
+  std::vector<VkWriteDescriptorSet> writes(binding_count_);
+  for (uint32_t i = 0; i < binding_count_; ++i) {
+    infos[i] = {buffers[i], 0, VK_WHOLE_SIZE};
+    writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    writes[i].dstSet = set;
+    writes[i].dstBinding = i;
+    writes[i].descriptorCount = 1;
+    writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[i].pBufferInfo = &infos[i];
+  }
+  vkUpdateDescriptorSets(device_, binding_count_, writes.data(), 0, nullptr);
+  sets_.emplace(std::move(key), set);
+  return set;
+}
+
+void Kernel::record(VkCommandBuffer command_buffer, std::span<const VkBuffer> buffers, Grid grid) {
+  if (buffers.size() != binding_count_)
+    throw std::invalid_argument("kernelgen: the kernel takes " + std::to_string(binding_count_) + " buffers, got " +
+                                std::to_string(buffers.size()));
+  const VkDescriptorSet set = descriptor_set(buffers);
+  vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_);
+  vkCmdBindDescriptorSets(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_layout_, 0, 1, &set, 0, nullptr);
+  vkCmdDispatch(command_buffer, grid.x, grid.y, grid.z);
+}
+
+}  // namespace kernelgen
