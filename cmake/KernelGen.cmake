@@ -23,12 +23,23 @@
 # kernels somewhere other than ${PROJECT_SOURCE_DIR}/generated.
 include_guard(GLOBAL)
 
-set(_KERNELGEN_TEMPLATES "${CMAKE_CURRENT_LIST_DIR}/templates")
-set(_KERNELGEN_DTYPES f32)
-set(_KERNELGEN_NUMBER "^[+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][+-]?[0-9]+)?$")
+# Where the build step writes the candidate log.
+function(_kernelgen_log_dir out)
+  if(KERNELGEN_CACHE_DIR)
+    set(${out} "${KERNELGEN_CACHE_DIR}" PARENT_SCOPE)
+  else()
+    set(${out} "${CMAKE_BINARY_DIR}/kernelgen/candidates" PARENT_SCOPE)
+  endif()
+endfunction()
 
 if(NOT TARGET kernelgen_regenerate)
-  add_custom_target(kernelgen_regenerate COMMENT "kernelgen: regenerated every op's kernel")
+  _kernelgen_log_dir(_kernelgen_log)
+  # Runs after every kernelgen_regenerate_<op>: the summary table of the candidate log.
+  add_custom_target(kernelgen_regenerate
+    COMMAND kernelgen_tool report --log-dir "${_kernelgen_log}"
+    COMMENT "kernelgen: candidate log summary (${_kernelgen_log})"
+    USES_TERMINAL VERBATIM)
+  unset(_kernelgen_log)
 endif()
 
 function(_kernelgen_fail where argument problem fix)
@@ -92,10 +103,45 @@ function(_kernelgen_resolve_file where argument path out)
   set(${out} "${absolute}" PARENT_SCOPE)
 endfunction()
 
+# The build step's flags from CMake arguments: they win over the environment and the .env file. API keys are
+# never among them: CMake stores its arguments in CMakeCache.txt, and a key must not land in a file.
+function(_kernelgen_tool_settings out)
+  set(flags "")
+  foreach(setting KERNELGEN_MODEL OPENAI_BASE_URL ANTHROPIC_BASE_URL KERNELGEN_TOKEN_BUDGET KERNELGEN_MAX_OUTPUT_TOKENS
+                  KERNELGEN_TIMEOUT_S)
+    if(NOT "${${setting}}" STREQUAL "")
+      list(APPEND flags --set "${setting}=${${setting}}")
+    endif()
+  endforeach()
+  foreach(secret OPENAI_API_KEY ANTHROPIC_API_KEY)
+    if(DEFINED CACHE{${secret}})
+      message(WARNING "kernelgen ignores -D${secret}: CMake keeps it in CMakeCache.txt. Remove it from the cache "
+                      "(cmake -U ${secret}) and set it in the environment or a .env file instead.")
+    endif()
+  endforeach()
+  if(KERNELGEN_OFFLINE)
+    list(APPEND flags --offline)
+  endif()
+  _kernelgen_log_dir(log_dir)
+  list(APPEND flags --log-dir "${log_dir}")
+  if(KERNELGEN_CASSETTE_DIR)
+    cmake_path(ABSOLUTE_PATH KERNELGEN_CASSETTE_DIR BASE_DIRECTORY "${CMAKE_SOURCE_DIR}" OUTPUT_VARIABLE cassettes)
+    list(APPEND flags --cassette-dir "${cassettes}")
+  endif()
+  list(APPEND flags --dotenv "${CMAKE_SOURCE_DIR}/.env")
+  set(${out} "${flags}" PARENT_SCOPE)
+endfunction()
+
 function(kernelgen_add_op name)
   set(one_value REFERENCE DESCRIPTION FLOPS SAMPLES ROUNDS BEAM MODEL BUDGET_USD KERNEL)
   set(multi_value INPUTS OUTPUTS PARAMS TOLERANCE)
   cmake_parse_arguments(PARSE_ARGV 1 KG "" "${one_value}" "${multi_value}")
+  # Set here, not at file scope: a consumer calls this function from its own directories, where variables of
+  # the directory that included this file are not visible. The helpers below see them as their caller's.
+  set(_KERNELGEN_TEMPLATES "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/templates")
+  set(_KERNELGEN_DTYPES f32)
+  # A JSON number, since values are copied into the spec as they are written.
+  set(_KERNELGEN_NUMBER "^-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$")
   set(where "kernelgen_add_op(${name}) in ${CMAKE_CURRENT_LIST_FILE}")
   set(known "REFERENCE, DESCRIPTION, INPUTS, OUTPUTS, PARAMS, TOLERANCE, FLOPS, SAMPLES, ROUNDS, BEAM, MODEL, BUDGET_USD, KERNEL")
 
@@ -107,6 +153,16 @@ function(kernelgen_add_op name)
     list(GET KG_UNPARSED_ARGUMENTS 0 unknown)
     _kernelgen_fail("${where}" "${unknown}" "unknown argument" "use only ${known}")
   endif()
+  # cmake_parse_arguments files an unknown keyword after INPUTS, OUTPUTS, PARAMS or TOLERANCE as one of that
+  # list's values; no valid value of those lists is a bare upper-case word.
+  foreach(list_argument IN LISTS multi_value)
+    foreach(value IN LISTS KG_${list_argument})
+      if(value MATCHES "^[A-Z][A-Z0-9_]+$")
+        _kernelgen_fail("${where}" "${value}" "unknown argument (read as a value of ${list_argument})"
+          "use only ${known}")
+      endif()
+    endforeach()
+  endforeach()
   if(KG_KEYWORDS_MISSING_VALUES)
     list(GET KG_KEYWORDS_MISSING_VALUES 0 empty)
     _kernelgen_fail("${where}" "${empty}" "given without a value" "give ${empty} a value or leave it out")
@@ -175,11 +231,13 @@ function(kernelgen_add_op name)
     if(NOT pair MATCHES "^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
       _kernelgen_fail("${where}" PARAMS "'${pair}' is not key=value" "write e.g. PARAMS stride=1 padding=0")
     endif()
-    if(NOT CMAKE_MATCH_2 MATCHES "${_KERNELGEN_NUMBER}")
-      _kernelgen_fail("${where}" PARAMS "value of '${CMAKE_MATCH_1}' is not a number: '${CMAKE_MATCH_2}'"
-        "parameters are numbers, e.g. alpha=0.1")
+    set(key "${CMAKE_MATCH_1}")  # the next MATCHES clears CMAKE_MATCH_<n>
+    set(value "${CMAKE_MATCH_2}")
+    if(NOT value MATCHES "${_KERNELGEN_NUMBER}")
+      _kernelgen_fail("${where}" PARAMS "value of '${key}' is not a number: '${value}'"
+        "write numbers as JSON does, e.g. alpha=0.1 beta=-2e-3")
     endif()
-    list(APPEND params_json "\"${CMAKE_MATCH_1}\":${CMAKE_MATCH_2}")
+    list(APPEND params_json "\"${key}\":${value}")
   endforeach()
   string(REPLACE ";" "," params_json "{${params_json}}")
 
@@ -279,13 +337,14 @@ function(kernelgen_add_op name)
     endif()
   endforeach()
   set(kernel_data "${dir}/kernel_data.cpp")
+  _kernelgen_tool_settings(tool_settings)
   add_custom_command(OUTPUT "${kernel_data}"
-    COMMAND kernelgen_tool build-op --spec "${dir}/spec.json" --out "${kernel_data}"
+    COMMAND kernelgen_tool build-op --spec "${dir}/spec.json" --out "${kernel_data}" ${tool_settings}
     DEPENDS kernelgen_tool "${dir}/spec.json" "${reference}" ${kernel} ${checked_in}
     COMMENT "kernelgen: checking ${name}'s kernel in ${generated_dir}"
     VERBATIM)
   add_custom_target(kernelgen_regenerate_${name}
-    COMMAND kernelgen_tool build-op --spec "${dir}/spec.json" --out "${kernel_data}" --regenerate
+    COMMAND kernelgen_tool build-op --spec "${dir}/spec.json" --out "${kernel_data}" --regenerate ${tool_settings}
     DEPENDS kernelgen_tool
     COMMENT "kernelgen: regenerating ${name}'s kernel"
     USES_TERMINAL VERBATIM)
@@ -300,7 +359,12 @@ function(kernelgen_add_op name)
   target_include_directories(kernelgen_op_${name} PUBLIC "$<BUILD_INTERFACE:${dir}/include>")
   target_link_libraries(kernelgen_op_${name} PUBLIC kernelgen::runtime)
 
+  # Imported targets are visible only below the directory that found them: find them again where a consumer
+  # outside kernelgen's tree declares its op.
   if(KERNELGEN_BUILD_OP_TESTS)
+    if(NOT TARGET GTest::gtest_main)
+      find_package(GTest REQUIRED)
+    endif()
     configure_file("${_KERNELGEN_TEMPLATES}/test.cpp.in" "${dir}/test.cpp" @ONLY)
     add_executable(test_kernelgen_${name} "${dir}/test.cpp")
     target_link_libraries(test_kernelgen_${name} PRIVATE kernelgen::${name} kernelgen_reference_${name}
@@ -309,6 +373,9 @@ function(kernelgen_add_op name)
     set_tests_properties(kernelgen.${name} PROPERTIES LABELS kernelgen)
   endif()
   if(KERNELGEN_BUILD_BENCHMARKS)
+    if(NOT TARGET benchmark::benchmark)
+      find_package(benchmark REQUIRED)
+    endif()
     configure_file("${_KERNELGEN_TEMPLATES}/bench.cpp.in" "${dir}/bench.cpp" @ONLY)
     add_executable(bench_kernelgen_${name} "${dir}/bench.cpp")
     target_link_libraries(bench_kernelgen_${name} PRIVATE kernelgen::${name} benchmark::benchmark)

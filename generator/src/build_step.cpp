@@ -1,18 +1,20 @@
 #include "kernelgen/build_step.hpp"
 
-#include <chrono>
 #include <cstdio>
-#include <ctime>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "kernelgen/candidate.hpp"
 #include "kernelgen/cases.hpp"
 #include "kernelgen/device.hpp"
 #include "kernelgen/emit.hpp"
-#include "kernelgen/evaluate.hpp"
 #include "kernelgen/files.hpp"
 #include "kernelgen/hash.hpp"
+#include "kernelgen/llm/cassette.hpp"
+#include "kernelgen/llm/settings.hpp"
 #include "kernelgen/manifest.hpp"
+#include "kernelgen/prompt.hpp"
+#include "kernelgen/search.hpp"
 #include "kernelgen/spirv_interface.hpp"
 
 #ifndef KERNELGEN_VERSION
@@ -22,17 +24,6 @@
 namespace kernelgen {
 
 namespace {
-
-constexpr int kTimingRuns = 31;
-
-std::string utc_now() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm parts{};
-  gmtime_r(&now, &parts);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
-  return text;
-}
 
 nlohmann::json validation_summary(const Verdict& verdict) {
   nlohmann::json cases = nlohmann::json::array();
@@ -46,61 +37,79 @@ nlohmann::json validation_summary(const Verdict& verdict) {
           {"cases", cases}};
 }
 
-struct Accepted {
-  Candidate candidate;
-  KernelBinary binary;
-  Verdict verdict;
-};
-
-// Validates every candidate and keeps the fastest that passes.
-std::optional<Accepted> select_fastest(const OpSpec& spec, ReferenceFunction reference,
-                                       const std::vector<Candidate>& candidates) {
-  Device device(DeviceOptions{.robust_buffer_access = true});
-  std::optional<Accepted> best;
-  const uint64_t seed = base_seed_from_environment();
-  for (const Candidate& candidate : candidates) {
-    std::fprintf(stderr, "kernelgen: op '%s': validating %s (%s) on %s\n", spec.name.c_str(),
-                 candidate.origin.c_str(), candidate.author.c_str(), device.info().name.c_str());
-    KernelBinary binary;
-    Verdict verdict = evaluate_source(device, spec, reference, candidate.source, {seed, kTimingRuns}, &binary);
-    std::fprintf(stderr, "%s", describe(verdict).c_str());
-    if (!verdict.passed()) continue;
-    if (!best || verdict.timing->median_ns < best->verdict.timing->median_ns)
-      best = Accepted{candidate, std::move(binary), std::move(verdict)};
-  }
-  return best;
-}
-
-GeneratedKernel check_in(const OpSpec& spec, const std::string& hash, const Accepted& accepted, size_t tried) {
+GeneratedKernel check_in(const OpSpec& spec, const std::string& hash, const SearchOutcome& outcome) {
+  const CandidateRecord& best = *outcome.best;
   GeneratedKernel kernel;
-  kernel.source = accepted.candidate.source;
-  kernel.spirv = accepted.binary.spirv;
+  kernel.source = best.glsl;
+  kernel.spirv = outcome.best_binary.spirv;
   Manifest& m = kernel.manifest;
   m.op = spec.name;
   m.spec_hash = hash;
-  m.author = accepted.candidate.author;
+  m.author = best.author;
   m.source_hash = content_hash(kernel.source);
   m.spirv_hash = content_hash(kernel.spirv);
-  m.dispatch = accepted.binary.grid;
+  m.dispatch = outcome.best_binary.grid;
   m.local_size = reflect_spirv(kernel.spirv)->local_size;
-  m.validation = validation_summary(accepted.verdict);
-  m.timing = *accepted.verdict.timing;
-  // Relative to the project, so the committed manifest does not name this machine's paths.
+  m.validation = validation_summary(best.verdict);
+  m.timing = *best.verdict.timing;
+  // Paths relative to the project, so the committed manifest does not name this machine's directories.
   const auto project = std::filesystem::path(spec.generated_dir).parent_path().parent_path();
-  m.search = {{"candidates", tried},
-              {"accepted_from", std::filesystem::relative(accepted.candidate.origin, project).generic_string()},
-              {"usage", nullptr},
-              {"cost_usd", nullptr}};
-  m.generated_at = utc_now();
+  const bool is_file = std::filesystem::exists(best.origin);
+  const SearchProgress& totals = outcome.totals;
+  m.search = {{"candidates", outcome.candidates},
+              {"rounds", outcome.rounds_run},
+              {"model", best.model.empty() ? nlohmann::json() : nlohmann::json(best.model)},
+              {"accepted_from", is_file ? std::filesystem::relative(best.origin, project).generic_string() : best.origin},
+              {"accepted_record", best.file_name()},
+              {"tokens", totals.tokens},
+              {"cost_usd", totals.cost_unknown ? nlohmann::json("unknown") : nlohmann::json(totals.cost_usd)},
+              {"stop_reason", outcome.stop_reason}};
+  m.generated_at = utc_timestamp();
   m.kernelgen_version = KERNELGEN_VERSION;
   write_generated(spec.generated_dir, kernel);
   return kernel;
 }
 
-std::string how_to_fix(const OpSpec& spec) {
-  return "  To check a kernel in, declare a hand-written one with KERNEL in kernelgen_add_op(" + spec.name +
-         " ...) and build again, or run\n    kernelgen validate --spec <build>/kernelgen/" + spec.name +
-         "/spec.json --kernel <file.comp>\n  to see why a kernel is rejected.\n";
+std::string how_to_generate(const OpSpec& spec) {
+  return "  To generate it, build on a machine that may reach a model:\n"
+         "    cmake -S <source> -B <build> -DKERNELGEN_OFFLINE=OFF -DKERNELGEN_MODEL=openai/gpt-4o   (OPENAI_API_KEY in "
+         "the environment or .env)\n"
+         "    cmake --build <build> --target kernelgen_regenerate_" + spec.name + "\n"
+         "  then commit " + spec.generated_dir + "/. Or declare a hand-written KERNEL in kernelgen_add_op(" + spec.name +
+         " ...), or replay recorded completions with -DKERNELGEN_MODEL=replay -DKERNELGEN_CASSETTE_DIR=<dir>.\n";
+}
+
+// The model string, strongest source first: the op's MODEL, then CMake/env/.env KERNELGEN_MODEL.
+std::optional<std::string> model_for(const OpSpec& spec, const llm::SettingSources& sources) {
+  if (!spec.search.model.empty()) return spec.search.model;
+  return sources.get("KERNELGEN_MODEL");
+}
+
+std::optional<llm::ProviderSettings> provider_for(const OpSpec& spec, const BuildStepOptions& options,
+                                                  const llm::SettingSources& sources, llm::ClientEnvironment& client) {
+  const auto model = model_for(spec, sources);
+  if (!model) return std::nullopt;
+  llm::ProviderSettings settings;
+  const std::filesystem::path cassette = options.cassette_dir / (spec.name + ".json");
+  if (*model == "replay") {
+    if (options.cassette_dir.empty())
+      throw std::invalid_argument("KERNELGEN_MODEL=replay needs KERNELGEN_CASSETTE_DIR (the folder of <op>.json cassettes)");
+    settings = llm::resolve_settings("replay/" + cassette.string(), sources);
+  } else {
+    settings = llm::resolve_settings(*model, sources);
+  }
+  if (settings.provider == "replay") {
+    client.transport = llm::replay_transport(settings.cassette);
+    return settings;
+  }
+  if (options.offline)
+    throw std::runtime_error("KERNELGEN_OFFLINE=ON forbids asking " + *model + " for op '" + spec.name + "'");
+  if (sources.get("KERNELGEN_RECORD").value_or("0") != "0") {
+    if (options.cassette_dir.empty()) throw std::invalid_argument("KERNELGEN_RECORD=1 needs KERNELGEN_CASSETTE_DIR");
+    client.transport = llm::recording_transport(llm::curl_post, cassette, settings.provider,
+                                                settings.provider + "/" + settings.model);
+  }
+  return settings;
 }
 
 }  // namespace
@@ -108,14 +117,20 @@ std::string how_to_fix(const OpSpec& spec) {
 int run_build_step(const BuildStepOptions& options) {
   const OpSpec spec = load_op_spec(options.spec_path.string());
   const ReferenceFunction reference = find_reference(spec.name);
-  if (!reference)
-    throw std::runtime_error("op '" + spec.name + "': no reference is linked into this kernelgen tool");
-  const std::string hash = spec_hash(spec, read_file(spec.reference_path));
+  if (!reference) throw std::runtime_error("op '" + spec.name + "': no reference is linked into this kernelgen tool");
+  std::string reference_text;
+  try {
+    reference_text = read_file(spec.reference_path);
+  } catch (const std::exception& error) {
+    throw std::runtime_error("op '" + spec.name + "': REFERENCE " + error.what());
+  }
+  const std::string hash = spec_hash(spec, reference_text, prompt_template_version());
   const std::vector<Candidate> declared = declared_candidates(spec);
 
   StoreCheck check = check_generated(spec.generated_dir, hash);
   const bool declared_kernel_changed =
-      check.kernel && !declared.empty() && content_hash(declared.front().source) != check.kernel->manifest.source_hash;
+      check.kernel && !declared.empty() && content_hash(declared.front().source) != check.kernel->manifest.source_hash &&
+      check.kernel->manifest.author == "hand-written";
   std::optional<GeneratedKernel> kernel;
   if (check.state == StoreCheck::State::current && !options.regenerate && !declared_kernel_changed) {
     kernel = std::move(check.kernel);
@@ -124,20 +139,49 @@ int run_build_step(const BuildStepOptions& options) {
                             : declared_kernel_changed ? "the declared KERNEL " + spec.kernel_path + " changed"
                                                       : check.problem;
     std::fprintf(stderr, "kernelgen: op '%s': %s\n", spec.name.c_str(), why.c_str());
-    if (declared.empty()) {
-      std::fprintf(stderr, "kernelgen: op '%s' has no kernel to check in.\n%s", spec.name.c_str(),
-                   how_to_fix(spec).c_str());
+
+    llm::SettingSources sources;
+    sources.explicit_values = options.explicit_settings;
+    sources.environment = llm::process_environment;
+    if (!options.dotenv.empty() && std::filesystem::exists(options.dotenv))
+      sources.dotenv = llm::parse_dotenv(read_file(options.dotenv));
+
+    SearchConfig config;
+    try {
+      config.provider = provider_for(spec, options, sources, config.client);
+    } catch (const std::exception& error) {
+      std::fprintf(stderr, "kernelgen: op '%s': %s\n%s", spec.name.c_str(), error.what(), how_to_generate(spec).c_str());
       return 1;
     }
-    const auto accepted = select_fastest(spec, reference, declared);
-    if (!accepted) {
-      std::fprintf(stderr, "kernelgen: op '%s': no candidate passed validation; %s is unchanged.\n%s",
-                   spec.name.c_str(), spec.generated_dir.c_str(), how_to_fix(spec).c_str());
+    if (declared.empty() && !config.provider) {
+      std::fprintf(stderr, "kernelgen: op '%s' has no kernel and no model is configured.\n%s", spec.name.c_str(),
+                   how_to_generate(spec).c_str());
       return 1;
     }
-    kernel = check_in(spec, hash, *accepted, declared.size());
-    std::fprintf(stderr, "kernelgen: op '%s': checked in %s (%s) at %s\n", spec.name.c_str(),
-                 accepted->candidate.origin.c_str(), accepted->candidate.author.c_str(), spec.generated_dir.c_str());
+    config.samples = spec.search.samples;
+    config.rounds = spec.search.rounds;
+    config.budget_usd = spec.search.budget_usd;
+    if (auto tokens = sources.get("KERNELGEN_TOKEN_BUDGET")) config.token_budget = std::stoll(*tokens);
+    config.log_dir = options.log_dir;
+    config.prices = load_prices();
+    config.base_seed = base_seed_from_environment();
+    config.on_progress = [](const SearchProgress& progress) {
+      std::fprintf(stderr, "kernelgen: %s\n", describe_progress(progress).c_str());
+    };
+
+    Device device(DeviceOptions{.robust_buffer_access = true});
+    const SearchOutcome outcome = run_search(device, spec, reference, reference_text, hash, declared, config);
+    if (!outcome.best) {
+      std::fprintf(stderr, "kernelgen: op '%s': no candidate passed validation (%s); %s is unchanged.\n%s",
+                   spec.name.c_str(), outcome.stop_reason.c_str(), spec.generated_dir.c_str(),
+                   how_to_generate(spec).c_str());
+      return 1;
+    }
+    kernel = check_in(spec, hash, outcome);
+    std::fprintf(stderr, "kernelgen: op '%s': checked in %s (%s, %.1f us on %s) at %s\n", spec.name.c_str(),
+                 outcome.best->origin.c_str(), outcome.best->author.c_str(),
+                 outcome.best->verdict.timing->median_ns / 1e3, outcome.best->verdict.device.c_str(),
+                 spec.generated_dir.c_str());
   }
   write_file_atomic(options.output, emit_kernel_data(spec, *kernel));
   return 0;

@@ -8,6 +8,7 @@
 #include "kernelgen/device.hpp"
 #include "kernelgen/evaluate.hpp"
 #include "kernelgen/files.hpp"
+#include "kernelgen/log_commands.hpp"
 #include "kernelgen/reference_types.hpp"
 
 namespace {
@@ -41,14 +42,22 @@ int devices_command() {
   return 0;
 }
 
+// $KERNELGEN_CACHE_DIR, else the build tree this tool was built in: <build>/kernelgen/candidates.
+std::string default_log_dir() {
+  if (const char* dir = std::getenv("KERNELGEN_CACHE_DIR"); dir && *dir) return dir;
+  std::error_code error;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", error);
+  return error ? "kernelgen-candidates" : (exe.parent_path().parent_path() / "kernelgen" / "candidates").string();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"kernelgen: build-time generator and validator of Vulkan compute kernels"};
   app.require_subcommand(1);
 
-  std::string spec_path, kernel_path, output;
-  bool json_output = false, regenerate = false;
+  std::string spec_path, kernel_path;
+  bool json_output = false;
   int timing_runs = 0;
 
   auto* validate = app.add_subcommand("validate", "compile a GLSL kernel and validate it against the op's reference");
@@ -58,17 +67,49 @@ int main(int argc, char** argv) {
   validate->add_flag("--json", json_output, "print the verdict as JSON");
   validate->add_option("--time", timing_runs, "time the kernel over N GPU-timestamped runs when it passes");
 
-  auto* build_op = app.add_subcommand("build-op", "the per-op build step: check generated/<op>/, emit kernel data");
-  build_op->add_option("--spec", spec_path, "the op's spec.json")->required()->check(CLI::ExistingFile);
-  build_op->add_option("--out", output, "the C++ file to emit")->required();
-  build_op->add_flag("--regenerate", regenerate, "search again even when generated/<op>/ is current");
+  kernelgen::BuildStepOptions step;
+  std::vector<std::string> settings;
+  std::string log_dir = default_log_dir();
+  auto* build_op = app.add_subcommand("build-op", "the per-op build step: check generated/<op>/, search, emit kernel data");
+  build_op->add_option("--spec", step.spec_path, "the op's spec.json")->required()->check(CLI::ExistingFile);
+  build_op->add_option("--out", step.output, "the C++ file to emit")->required();
+  build_op->add_flag("--regenerate", step.regenerate, "search again even when generated/<op>/ is current");
+  build_op->add_flag("--offline", step.offline, "never ask a live model (KERNELGEN_OFFLINE)");
+  build_op->add_option("--set", settings, "KEY=VALUE settings that win over the environment and .env "
+                                          "(KERNELGEN_MODEL, OPENAI_BASE_URL, ANTHROPIC_BASE_URL, ...)");
+  build_op->add_option("--dotenv", step.dotenv, "a .env file to read settings from");
+  build_op->add_option("--log-dir", log_dir, "the candidate log directory");
+  build_op->add_option("--cassette-dir", step.cassette_dir, "where <op>.json cassettes are replayed or recorded");
+
+  std::string status_filter, op_filter, record_name;
+  auto* list = app.add_subcommand("list", "list the candidate records");
+  list->add_option("--status", status_filter, "correct or rejected")->check(CLI::IsMember({"correct", "rejected"}));
+  list->add_option("--op", op_filter, "only this op");
+  list->add_option("--log-dir", log_dir, "the candidate log directory (default: $KERNELGEN_CACHE_DIR or the build tree's)");
+  auto* show = app.add_subcommand("show", "print one candidate record");
+  show->add_option("record", record_name, "record file name, a unique prefix of one, or a uuid")->required();
+  show->add_option("--log-dir", log_dir, "the candidate log directory");
+  auto* report = app.add_subcommand("report", "success rate, tokens and cost per op and model");
+  report->add_option("--log-dir", log_dir, "the candidate log directory");
 
   auto* devices = app.add_subcommand("devices", "list the Vulkan devices (KERNELGEN_DEVICE picks by index or name)");
 
   CLI11_PARSE(app, argc, argv);
   try {
     if (*validate) return validate_command(spec_path, kernel_path, json_output, timing_runs);
-    if (*build_op) return kernelgen::run_build_step({spec_path, output, regenerate});
+    if (*build_op) {
+      for (const std::string& setting : settings) {
+        const size_t equals = setting.find('=');
+        if (equals == std::string::npos || equals == 0)
+          throw std::invalid_argument("--set " + setting + ": expected KEY=VALUE");
+        step.explicit_settings[setting.substr(0, equals)] = setting.substr(equals + 1);
+      }
+      step.log_dir = log_dir;
+      return kernelgen::run_build_step(step);
+    }
+    if (*list) return std::printf("%s", kernelgen::list_records(log_dir, status_filter, op_filter).c_str()), 0;
+    if (*show) return std::printf("%s", kernelgen::show_record(log_dir, record_name).c_str()), 0;
+    if (*report) return std::printf("%s", kernelgen::report_records(log_dir).c_str()), 0;
     if (*devices) return devices_command();
   } catch (const std::exception& error) {
     std::fprintf(stderr, "kernelgen: %s\n", error.what());

@@ -94,6 +94,11 @@ StoreCheck check_generated(const std::filesystem::path& directory, const std::st
     kernel.manifest = parse_manifest(json::parse(read_file(manifest_path)));
     kernel.source = read_file(directory / "kernel.comp");
     kernel.spirv = read_spirv(directory / "kernel.spv");
+  } catch (const json::parse_error& error) {
+    // nlohmann's message names a line and column but not the file.
+    check.state = StoreCheck::State::corrupt;
+    check.problem = manifest_path.string() + " is not valid JSON: " + error.what();
+    return check;
   } catch (const std::exception& error) {
     check.state = StoreCheck::State::corrupt;
     check.problem = directory.string() + ": " + error.what();

@@ -189,7 +189,7 @@ json to_json(const OpSpec& spec) {
             {"budget_usd", spec.search.budget_usd}}}};
 }
 
-std::string spec_hash(const OpSpec& spec, const std::string& reference_text) {
+std::string spec_hash(const OpSpec& spec, const std::string& reference_text, const std::string& prompt_version) {
   const json meaning = {{"contract", spec.contract},
                         {"name", spec.name},
                         {"description", spec.description},
@@ -197,7 +197,8 @@ std::string spec_hash(const OpSpec& spec, const std::string& reference_text) {
                         {"outputs", tensors_json(spec.outputs)},
                         {"params", spec.params},
                         {"tolerance", {{"atol", spec.atol}, {"rtol", spec.rtol}}},
-                        {"reference", content_hash(reference_text)}};
+                        {"reference", content_hash(reference_text)},
+                        {"prompt", prompt_version}};
   return content_hash(meaning.dump());
 }
 

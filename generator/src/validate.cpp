@@ -119,18 +119,20 @@ CaseResult check_case(const OpSpec& spec, ReferenceFunction reference, const Tes
     }
     result.tensor = spec.outputs[o].name;
     result.comparison = compare_outputs(as_floats(a, elements), expected[o], spec.atol, spec.rtol);
-    if (unwritten > 0) {
-      result.status = Status::INCORRECT_NUMERICAL;
-      result.detail = std::to_string(unwritten) + " of " + std::to_string(elements) + " elements of output " +
-                      spec.outputs[o].name + " were never written (first at index " + std::to_string(first_unwritten) +
-                      "); the grid or the indexing does not cover the whole output";
-      return result;
-    }
+    // Differences first: a kernel that reads its output before writing it leaves the poison unchanged
+    // wherever it adds zero (y += 0 keeps NaN's payload and 31337), which would otherwise read as unwritten.
     if (differing > 0) {
       result.status = Status::NONDETERMINISTIC;
       result.detail = "two runs on the same inputs gave different " + spec.outputs[o].name + " at " +
                       std::to_string(differing) + " elements (first at index " + std::to_string(first_difference) +
                       "); does the kernel read its output before writing it, or race between invocations?";
+      return result;
+    }
+    if (unwritten > 0) {
+      result.status = Status::INCORRECT_NUMERICAL;
+      result.detail = std::to_string(unwritten) + " of " + std::to_string(elements) + " elements of output " +
+                      spec.outputs[o].name + " were never written (first at index " + std::to_string(first_unwritten) +
+                      "); the grid or the indexing does not cover the whole output";
       return result;
     }
     if (!result.comparison.passed()) {

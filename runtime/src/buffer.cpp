@@ -1,5 +1,6 @@
 #include "kernelgen/buffer.hpp"
 
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -19,7 +20,13 @@ struct Allocation {
   void* mapped = nullptr;
 };
 
-std::string mib(std::size_t bytes) { return std::to_string(bytes / (1024.0 * 1024.0)).substr(0, 6) + " MiB"; }
+// "4.00 MiB", or "512 bytes" below a MiB. (Cutting std::to_string's digits turned 1 TiB into "104857 MiB".)
+std::string size_text(std::size_t bytes) {
+  if (bytes < (std::size_t{1} << 20)) return std::to_string(bytes) + " bytes";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+  return text;
+}
 
 // Prefers the first memory type with all of `preferred`, then any with all of `required`.
 Allocation allocate(const Device& device, std::size_t bytes, VkBufferUsageFlags usage,
@@ -30,7 +37,7 @@ Allocation allocate(const Device& device, std::size_t bytes, VkBufferUsageFlags 
   create.size = bytes;
   create.usage = usage;
   create.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-  vk_check(vkCreateBuffer(vk, &create, nullptr, &allocation.buffer), "creating a buffer of " + mib(bytes));
+  vk_check(vkCreateBuffer(vk, &create, nullptr, &allocation.buffer), "creating a buffer of " + size_text(bytes));
   VkMemoryRequirements needs;
   vkGetBufferMemoryRequirements(vk, allocation.buffer, &needs);
   int type = device.memory_type(needs.memoryTypeBits, preferred);
@@ -50,7 +57,7 @@ Allocation allocate(const Device& device, std::size_t bytes, VkBufferUsageFlags 
   if (result != VK_SUCCESS) {
     if (allocation.memory) vkFreeMemory(vk, allocation.memory, nullptr);
     vkDestroyBuffer(vk, allocation.buffer, nullptr);
-    vk_check(result, "allocating " + mib(bytes) + " of device memory");
+    vk_check(result, "allocating " + size_text(bytes) + " of device memory");
   }
   return allocation;
 }

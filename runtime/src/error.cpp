@@ -30,7 +30,7 @@ std::string vk_result_name(int result) {
     KERNELGEN_RESULT(VK_ERROR_UNKNOWN)
 #undef KERNELGEN_RESULT
     default:
-      return "VkResult(" + std::to_string(result) + ")";
+      return std::string("VkResult(").append(std::to_string(result)).append(")");
   }
 }
 

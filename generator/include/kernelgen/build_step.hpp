@@ -1,5 +1,7 @@
 #pragma once
+#include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 
 namespace kernelgen {
@@ -7,11 +9,18 @@ namespace kernelgen {
 struct BuildStepOptions {
   std::filesystem::path spec_path;
   std::filesystem::path output;  // the kernel data .cpp to emit
-  bool regenerate = false;       // ignore a current generated/<op>/ and search again
+  bool regenerate = false;       // search again even when generated/<op>/ is current
+  bool offline = false;          // KERNELGEN_OFFLINE: never reach a live model
+  // Settings given as CMake arguments (KERNELGEN_MODEL, OPENAI_BASE_URL, ...); they win over the environment
+  // and the .env file.
+  std::map<std::string, std::string> explicit_settings;
+  std::filesystem::path dotenv;        // a .env file to read settings from, if it exists
+  std::filesystem::path log_dir;       // the candidate log (c_/r_ records)
+  std::filesystem::path cassette_dir;  // replay/record: <dir>/<op>.json
 };
 
 // What the build runs for each op: check generated/<op>/ against the spec; when it is missing, stale or
-// corrupt (or regenerate is set), search for a kernel among the candidates (today: the declared KERNEL) and
+// corrupt (or regenerate is set), search for a kernel (the declared KERNEL, then the configured model) and
 // check the fastest correct one in; then emit the wrapper's kernel data. Returns the process exit code and
 // prints what it did or why it failed.
 int run_build_step(const BuildStepOptions& options);

@@ -51,9 +51,10 @@ OpSpec parse_op_spec(const nlohmann::json& json);
 OpSpec load_op_spec(const std::string& path);
 nlohmann::json to_json(const OpSpec& spec);
 
-// The part of the spec that decides what a correct kernel is: the interface, the params, the tolerance, the
-// description and the reference's text. A kernel checked in under another spec hash is stale.
-std::string spec_hash(const OpSpec& spec, const std::string& reference_text);
+// The part of the spec that decides what a correct kernel is, and what the model is asked: the interface, the
+// params, the tolerance, the description, the reference's text and the prompt templates' version. A kernel
+// checked in under another spec hash is stale.
+std::string spec_hash(const OpSpec& spec, const std::string& reference_text, const std::string& prompt_version);
 
 // e.g. relu_i4x8x16x16_o4x8x16x16 (the seed's cache naming, without status and hash)
 std::string spec_slug(const OpSpec& spec);

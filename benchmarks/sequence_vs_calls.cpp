@@ -1,0 +1,45 @@
+// N dispatches of the relu kernel: N wrapper calls (N submits and waits) against one Sequence holding all N
+// (one submit). Run side by side, the ratio is what recording a sequence saves per dispatch.
+#include <benchmark/benchmark.h>
+
+#include <kernelgen/ops/relu.hpp>
+#include <vector>
+
+namespace {
+
+struct Fixture {
+  kernelgen::Device device;
+  kernelgen::ops::relu relu{device};
+  kernelgen::Buffer x{device, kernelgen::ops::relu::x_bytes};
+  kernelgen::Buffer y{device, kernelgen::ops::relu::y_bytes};
+  Fixture() {
+    std::vector<float> values(kernelgen::ops::relu::x_elements, -1.0f);
+    x.upload(std::span<const float>(values));
+  }
+};
+
+Fixture& fixture() {
+  static Fixture instance;
+  return instance;
+}
+
+void BM_separate_calls(benchmark::State& state) {
+  Fixture& f = fixture();
+  for (auto _ : state)
+    for (int64_t i = 0; i < state.range(0); ++i) f.relu(f.x, f.y);
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_separate_calls)->Arg(16)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+void BM_one_sequence(benchmark::State& state) {
+  Fixture& f = fixture();
+  kernelgen::Sequence sequence(f.device, 0);
+  for (int64_t i = 0; i < state.range(0); ++i) f.relu.record(sequence, f.x, f.y);
+  for (auto _ : state) sequence.submit();
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_one_sequence)->Arg(16)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

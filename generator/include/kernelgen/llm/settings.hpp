@@ -1,0 +1,32 @@
+#pragma once
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "kernelgen/llm/types.hpp"
+
+namespace kernelgen::llm {
+
+// KEY=value lines, as a .env file holds them: comments, blank lines, `export KEY=...` and quoted values.
+std::map<std::string, std::string> parse_dotenv(const std::string& text);
+
+// Where a setting can come from, strongest first: explicit (CMake arguments passed to the tool), the process
+// environment, the .env file.
+struct SettingSources {
+  std::map<std::string, std::string> explicit_values;
+  std::function<std::optional<std::string>(const std::string&)> environment;
+  std::map<std::string, std::string> dotenv;
+
+  std::optional<std::string> get(const std::string& name) const;
+};
+
+// The provider settings for a model string "provider/model" (e.g. openai/gpt-4o, anthropic/claude-sonnet-4-5,
+// openai/qwen2.5-coder with OPENAI_BASE_URL pointing at Ollama, replay/<cassette.json>). Throws
+// std::invalid_argument naming what is missing, e.g. the key variable to set, never the key itself.
+ProviderSettings resolve_settings(const std::string& model, const SettingSources& sources);
+
+// The process environment, for SettingSources::environment.
+std::optional<std::string> process_environment(const std::string& name);
+
+}  // namespace kernelgen::llm

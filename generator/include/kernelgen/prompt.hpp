@@ -1,0 +1,25 @@
+#pragma once
+#include <string>
+
+#include "kernelgen/llm/types.hpp"
+#include "kernelgen/op_spec.hpp"
+
+namespace kernelgen {
+
+struct DeviceInfo;
+
+// The version of the prompt templates (generator/templates/); part of every spec hash, so a changed prompt
+// marks kernels generated from the old one as stale.
+std::string prompt_template_version();
+
+// What the previous round taught: a failed candidate and its verdict, for the next prompt.
+struct Feedback {
+  std::string source;   // the candidate's shader, or the raw reply when no shader could be extracted
+  std::string verdict;  // describe(verdict) or the extraction error
+};
+
+// The prompts of one round, built from the op's spec, its reference source, the device and the feedback.
+llm::Prompt build_prompt(const OpSpec& spec, const std::string& reference_text, const DeviceInfo& device,
+                         const std::vector<Feedback>& feedback);
+
+}  // namespace kernelgen

@@ -1,0 +1,106 @@
+#include "kernelgen/llm/settings.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+#include <stdexcept>
+
+namespace kernelgen::llm {
+
+std::map<std::string, std::string> parse_dotenv(const std::string& text) {
+  std::map<std::string, std::string> values;
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const size_t start = line.find_first_not_of(" \t");
+    if (start == std::string::npos || line[start] == '#') continue;
+    line = line.substr(start);
+    if (line.rfind("export ", 0) == 0) line = line.substr(7);
+    const size_t equals = line.find('=');
+    if (equals == std::string::npos) continue;
+    std::string key = line.substr(0, equals);
+    key.erase(key.find_last_not_of(" \t") + 1);
+    std::string value = line.substr(equals + 1);
+    value.erase(0, value.find_first_not_of(" \t"));
+    const size_t closing = value.empty() ? std::string::npos : value.find(value.front(), 1);
+    if (closing != std::string::npos && (value.front() == '"' || value.front() == '\'')) {
+      value = value.substr(1, closing - 1);  // what follows the closing quote is a comment
+    } else {
+      const size_t comment = value.find(" #");
+      if (comment != std::string::npos) value = value.substr(0, comment);
+      value.erase(value.find_last_not_of(" \t") + 1);
+    }
+    if (!key.empty()) values[key] = value;
+  }
+  return values;
+}
+
+std::optional<std::string> SettingSources::get(const std::string& name) const {
+  if (auto found = explicit_values.find(name); found != explicit_values.end() && !found->second.empty())
+    return found->second;
+  if (environment)
+    if (auto value = environment(name); value && !value->empty()) return value;
+  if (auto found = dotenv.find(name); found != dotenv.end() && !found->second.empty()) return found->second;
+  return std::nullopt;
+}
+
+std::optional<std::string> process_environment(const std::string& name) {
+  const char* value = std::getenv(name.c_str());
+  if (!value) return std::nullopt;
+  return std::string(value);
+}
+
+namespace {
+
+double positive_number(const std::string& name, const std::string& text, bool integer) {
+  size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || !(value > 0) || (integer && (value != std::floor(value) || value > 1e9)))
+    throw std::invalid_argument(name + "=" + text + " is not a positive " + (integer ? "integer" : "number"));
+  return value;
+}
+
+}  // namespace
+
+ProviderSettings resolve_settings(const std::string& model, const SettingSources& sources) {
+  const size_t slash = model.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == model.size())
+    throw std::invalid_argument("model '" + model +
+                                "' is not provider/model; e.g. openai/gpt-4o, anthropic/claude-sonnet-4-5 or "
+                                "replay/<cassette.json>");
+  ProviderSettings settings;
+  settings.provider = model.substr(0, slash);
+  settings.model = model.substr(slash + 1);
+  if (settings.provider == "replay") {
+    settings.cassette = settings.model;
+    return settings;
+  }
+  std::string prefix;
+  if (settings.provider == "openai") prefix = "OPENAI";
+  else if (settings.provider == "anthropic") prefix = "ANTHROPIC";
+  else
+    throw std::invalid_argument("unknown provider '" + settings.provider +
+                                "' in model '" + model + "'; kernelgen knows openai, anthropic and replay");
+  settings.base_url = sources.get(prefix + "_BASE_URL").value_or("");
+  settings.api_key = sources.get(prefix + "_API_KEY").value_or("");
+  // A local OpenAI-compatible server (Ollama, vLLM, llama.cpp) needs no key; the real APIs do.
+  const bool official = settings.base_url.empty() || settings.base_url.find("api.openai.com") != std::string::npos ||
+                        settings.base_url.find("api.anthropic.com") != std::string::npos;
+  if (settings.api_key.empty() && official)
+    throw std::invalid_argument("model " + model + " needs " + prefix +
+                                "_API_KEY: set it in the environment or in a .env file (never in CMake arguments, "
+                                "which are stored in CMakeCache.txt)");
+  if (auto tokens = sources.get("KERNELGEN_MAX_OUTPUT_TOKENS"))
+    settings.max_output_tokens = static_cast<int>(positive_number("KERNELGEN_MAX_OUTPUT_TOKENS", *tokens, true));
+  if (auto timeout = sources.get("KERNELGEN_TIMEOUT_S"))
+    settings.total_timeout_s = positive_number("KERNELGEN_TIMEOUT_S", *timeout, false);
+  return settings;
+}
+
+}  // namespace kernelgen::llm

@@ -1,0 +1,245 @@
+// evaluate_source on a Vulkan device: each deliberately wrong kernel of tests/kernels/ is rejected with the
+// status and the reason a model could act on; the catalog's own kernels pass.
+#include "kernelgen/evaluate.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "kernelgen/cases.hpp"
+#include "kernelgen/device.hpp"
+#include "kernelgen/files.hpp"
+#include "kernelgen/spirv_interface.hpp"
+
+namespace kernelgen {
+namespace {
+
+using ::testing::HasSubstr;
+
+const std::string kKernels = KERNELGEN_TEST_KERNELS_DIR;
+const std::string kOps = KERNELGEN_TEST_OPS_DIR;
+const std::string kSpecs = KERNELGEN_TEST_SPECS_DIR;
+
+// The spec kernelgen_add_op() wrote for a catalog op, and the reference linked into this test.
+struct CatalogOp {
+  OpSpec spec;
+  ReferenceFunction reference;
+};
+
+CatalogOp catalog_op(const std::string& name) {
+  CatalogOp op{load_op_spec(kSpecs + "/" + name + "/spec.json"), find_reference(name)};
+  if (!op.reference) throw std::logic_error("the reference of " + name + " is not linked into this test");
+  return op;
+}
+
+class Evaluate : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    device_ = std::make_unique<Device>(DeviceOptions{.robust_buffer_access = true});
+  }
+  static void TearDownTestSuite() { device_.reset(); }
+
+  static Verdict evaluate(const std::string& op_name, const std::string& glsl, KernelBinary* binary = nullptr,
+                          int timing_runs = 0) {
+    const CatalogOp op = catalog_op(op_name);
+    return evaluate_source(*device_, op.spec, op.reference, glsl, {base_seed_from_environment(), timing_runs},
+                           binary);
+  }
+
+  static std::unique_ptr<Device> device_;
+};
+
+std::unique_ptr<Device> Evaluate::device_;
+
+// One wrong relu each, with the status it must get and words its reason must contain.
+struct BadKernel {
+  std::string file;
+  Status status;
+  std::string reason;
+};
+
+void PrintTo(const BadKernel& kernel, std::ostream* out) {
+  *out << kernel.file;
+}
+
+class EvaluateBadRelu : public Evaluate, public ::testing::WithParamInterface<BadKernel> {};
+
+TEST_P(EvaluateBadRelu, IsRejectedWithItsStatusAndReason) {
+  const BadKernel& bad = GetParam();
+  KernelBinary binary;
+  const Verdict verdict = evaluate("relu", read_file(kKernels + "/" + bad.file), &binary);
+  EXPECT_EQ(status_name(verdict.status), std::string(status_name(bad.status))) << describe(verdict);
+  EXPECT_THAT(verdict.reason + "\n" + verdict.log, HasSubstr(bad.reason)) << describe(verdict);
+  EXPECT_FALSE(verdict.passed());
+  EXPECT_FALSE(verdict.timing);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    BadKernels, EvaluateBadRelu,
+    ::testing::Values(BadKernel{"writes_nothing.comp", Status::INCORRECT_NUMERICAL,
+                                "case uniform: 8192 of 8192 elements of output y were never written"},
+                      BadKernel{"writes_half.comp", Status::INCORRECT_NUMERICAL,
+                                "4096 of 8192 elements of output y were never written (first at index 4096)"},
+                      BadKernel{"writes_input.comp", Status::WROTE_INPUT, "changed binding 0 (input x)"},
+                      BadKernel{"writes_past_output.comp", Status::OUT_OF_BOUNDS,
+                                "wrote past the end of binding 1 (output y): element 8192 "},
+                      BadKernel{"nondeterministic.comp", Status::NONDETERMINISTIC,
+                                "two runs on the same inputs gave different y"},
+                      BadKernel{"does_not_compile.comp", Status::COMPILE_ERROR,
+                                "'gl_GlobalInvocationId' : undeclared identifier"},
+                      BadKernel{"wrong_bindings.comp", Status::INTERFACE_MISMATCH, "(set 0, binding 2)"},
+                      BadKernel{"no_dispatch_line.comp", Status::INTERFACE_MISMATCH,
+                                "no `// kernelgen: dispatch X Y Z` line"}),
+    [](const ::testing::TestParamInfo<BadKernel>& info) {
+      return info.param.file.substr(0, info.param.file.find('.'));
+    });
+
+TEST_F(Evaluate, ACaseFailureNamesTheCaseAndTheTensor) {
+  const Verdict verdict = evaluate("relu", read_file(kKernels + "/writes_past_output.comp"));
+  ASSERT_EQ(verdict.status, Status::OUT_OF_BOUNDS);
+  ASSERT_FALSE(verdict.cases.empty());
+  EXPECT_EQ(verdict.cases[0].name, "uniform");
+  EXPECT_EQ(verdict.cases[0].status, Status::OUT_OF_BOUNDS);
+  EXPECT_EQ(verdict.cases[0].tensor, "y");
+  EXPECT_THAT(verdict.reason, HasSubstr("case uniform: "));
+}
+
+TEST_F(Evaluate, ACompileErrorKeepsGlslangsLogWithLineNumbers) {
+  KernelBinary binary;
+  const Verdict verdict = evaluate("relu", read_file(kKernels + "/does_not_compile.comp"), &binary);
+  EXPECT_EQ(verdict.status, Status::COMPILE_ERROR);
+  EXPECT_THAT(verdict.log, HasSubstr("kernel.comp:13:"));
+  EXPECT_TRUE(verdict.cases.empty()) << "nothing ran";
+  EXPECT_TRUE(binary.spirv.empty()) << "no binary for a kernel that did not compile";
+}
+
+class EvaluateCatalogKernel : public Evaluate, public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(EvaluateCatalogKernel, PassesEveryCase) {
+  const std::string op = GetParam();
+  KernelBinary binary;
+  const Verdict verdict = evaluate(op, read_file(kOps + "/" + op + "/" + op + ".comp"), &binary);
+  EXPECT_TRUE(verdict.passed()) << describe(verdict);
+  ASSERT_EQ(verdict.cases.size(), 10u);
+  for (const CaseResult& c : verdict.cases) {
+    EXPECT_EQ(c.status, Status::PASSED) << c.name << ": " << c.detail;
+    EXPECT_GT(c.comparison.elements, 0) << c.name;
+  }
+  EXPECT_FALSE(binary.spirv.empty());
+  EXPECT_EQ(verdict.device, device_->info().name);
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, EvaluateCatalogKernel, ::testing::Values("relu", "add", "matmul"),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+TEST_F(Evaluate, HandsBackTheCompiledKernelAndItsGrid) {
+  KernelBinary binary;
+  const Verdict verdict = evaluate("matmul", read_file(kOps + "/matmul/matmul.comp"), &binary);
+  ASSERT_TRUE(verdict.passed()) << describe(verdict);
+  EXPECT_EQ(binary.grid.x, 9u);
+  EXPECT_EQ(binary.grid.y, 7u);
+  EXPECT_EQ(binary.grid.z, 1u);
+  const auto interface = reflect_spirv(binary.spirv);
+  ASSERT_TRUE(interface);
+  EXPECT_EQ(interface->local_size, (std::array<uint32_t, 3>{16, 16, 1}));
+  EXPECT_FALSE(spirv_validation_error(binary.spirv));
+}
+
+TEST_F(Evaluate, TimesAPassingKernelWhenAsked) {
+  if (device_->info().timestamp_period_ns == 0) GTEST_SKIP() << device_->info().name << " has no timestamps";
+  const Verdict verdict = evaluate("relu", read_file(kOps + "/relu/relu.comp"), nullptr, 5);
+  ASSERT_TRUE(verdict.passed()) << describe(verdict);
+  ASSERT_TRUE(verdict.timing);
+  EXPECT_EQ(verdict.timing->runs, 5);
+  EXPECT_GE(verdict.timing->median_ns, verdict.timing->min_ns);
+  EXPECT_GE(verdict.timing->min_ns, 0);
+  EXPECT_EQ(verdict.timing->device, device_->info().name);
+  EXPECT_THAT(describe(verdict), HasSubstr("GPU time: median"));
+}
+
+TEST_F(Evaluate, DescribeEndsWithTheSeedToReplay) {
+  const Verdict verdict = evaluate("relu", read_file(kKernels + "/writes_half.comp"));
+  EXPECT_THAT(describe(verdict),
+              HasSubstr("replay with KERNELGEN_SEED=" + std::to_string(verdict.base_seed)));
+}
+
+// The interface check, on variations of the correct relu.
+std::string relu_with(const std::string& from, const std::string& to) {
+  std::string source = read_file(kOps + "/relu/relu.comp");
+  const auto at = source.find(from);
+  if (at == std::string::npos) throw std::logic_error("relu.comp has no `" + from + "`");
+  return source.replace(at, from.size(), to);
+}
+
+TEST_F(Evaluate, RejectsAReadonlyOutput) {
+  // glslang refuses a store to a readonly buffer, so this kernel only reads its output.
+  const Verdict verdict = evaluate("relu", R"(#version 450
+// kernelgen: dispatch 8 1 1
+layout(local_size_x = 256) in;
+layout(set = 0, binding = 0, std430) readonly buffer X { vec4 x[]; };
+layout(set = 0, binding = 1, std430) readonly buffer Y { vec4 y[]; };
+shared vec4 scratch[256];
+void main() { scratch[gl_LocalInvocationIndex] = max(x[gl_GlobalInvocationID.x], y[gl_GlobalInvocationID.x]); }
+)");
+  EXPECT_EQ(verdict.status, Status::INTERFACE_MISMATCH);
+  EXPECT_THAT(verdict.reason, HasSubstr("binding 1 (output y) is declared readonly"));
+}
+
+TEST_F(Evaluate, RejectsAnUndeclaredOutput) {
+  const Verdict verdict =
+      evaluate("relu", relu_with("layout(set = 0, binding = 1, std430) writeonly buffer Y { vec4 y[]; };",
+                                 "shared vec4 y[256];"));
+  EXPECT_EQ(verdict.status, Status::INTERFACE_MISMATCH);
+  EXPECT_THAT(verdict.reason, HasSubstr("binding 1 (output y) is not declared"));
+}
+
+TEST_F(Evaluate, RejectsAUniformBlockForAnInput) {
+  const Verdict verdict =
+      evaluate("relu", relu_with("layout(set = 0, binding = 0, std430) readonly buffer X { vec4 x[]; };",
+                                 "layout(set = 0, binding = 0, std140) uniform X { vec4 x[2048]; };"));
+  EXPECT_EQ(verdict.status, Status::INTERFACE_MISMATCH);
+  EXPECT_THAT(verdict.reason, HasSubstr("binding 0 (input x) is a Uniform resource"));
+}
+
+TEST_F(Evaluate, RejectsASecondDescriptorSet) {
+  const Verdict verdict = evaluate("relu", relu_with("set = 0, binding = 1", "set = 1, binding = 1"));
+  EXPECT_EQ(verdict.status, Status::INTERFACE_MISMATCH);
+  EXPECT_THAT(verdict.reason, HasSubstr("(set 1, binding 1)"));
+}
+
+TEST_F(Evaluate, RejectsPushConstants) {
+  const Verdict verdict = evaluate("relu", relu_with("const uint kVec4s = 8192 / 4;",
+                                                     "layout(push_constant) uniform P { uint kVec4s; };"));
+  EXPECT_EQ(verdict.status, Status::INTERFACE_MISMATCH);
+  EXPECT_THAT(verdict.reason, HasSubstr("push constants"));
+}
+
+TEST_F(Evaluate, RejectsAGridLargerThanTheDeviceAllows) {
+  const uint32_t too_many = device_->info().max_workgroup_count[0] + 1;
+  const Verdict verdict =
+      evaluate("relu", relu_with("dispatch 8 1 1", "dispatch " + std::to_string(too_many) + " 1 1"));
+  EXPECT_EQ(verdict.status, Status::INTERFACE_MISMATCH);
+  EXPECT_THAT(verdict.reason, HasSubstr("dispatch grid"));
+}
+
+// A reference that ignores its inputs makes every kernel "correct" that writes zeros: the spec is broken,
+// which is an error of the declaration, not a verdict on the kernel.
+void zeros_reference(std::span<const ConstTensorView>, std::span<const TensorView> outputs, const Params&) {
+  for (const TensorView& out : outputs) std::fill(out.data, out.data + out.size(), 0.0f);
+}
+
+TEST_F(Evaluate, ThrowsForAReferenceThatIgnoresItsInputs) {
+  const OpSpec spec = catalog_op("relu").spec;
+  try {
+    evaluate_source(*device_, spec, &zeros_reference, read_file(kOps + "/relu/relu.comp"), {1, 0});
+    FAIL() << "validated against a degenerate reference";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_THAT(error.what(),
+                HasSubstr("the reference gives the same outputs for two different random inputs"));
+  }
+}
+
+}  // namespace
+}  // namespace kernelgen

@@ -1,0 +1,226 @@
+// manifest: generated/<op>/manifest.json round trips, and what the build finds in generated/<op>/: missing,
+// corrupt, stale or current; write_generated replaces the directory as a whole.
+#include "kernelgen/manifest.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "kernelgen/files.hpp"
+#include "kernelgen/hash.hpp"
+#include "scratch_dir.hpp"
+
+namespace kernelgen {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using ::testing::HasSubstr;
+
+GeneratedKernel sample_kernel(const std::string& spec_hash = "0123456789abcdef") {
+  GeneratedKernel kernel;
+  kernel.source =
+      "#version 450\n// kernelgen: dispatch 8 1 1\nlayout(local_size_x = 256) in;\nvoid main() {}\n";
+  kernel.spirv = {0x07230203u, 0x00010500u, 0u, 42u, 0u, 0x00020011u, 1u};
+  Manifest& m = kernel.manifest;
+  m.op = "relu";
+  m.spec_hash = spec_hash;
+  m.author = "hand-written";
+  m.source_hash = content_hash(kernel.source);
+  m.spirv_hash = content_hash(kernel.spirv);
+  m.dispatch = {8, 2, 3};
+  m.local_size = {256, 1, 1};
+  m.validation = {{"status", "PASSED"}, {"base_seed", 7}};
+  m.timing = {{"median_ns", 1234.5}};
+  m.search = {{"candidates", 1}};
+  m.generated_at = "2025-01-02T03:04:05Z";
+  m.kernelgen_version = "0.1.0";
+  return kernel;
+}
+
+TEST(Manifest, RoundTripsThroughJson) {
+  const Manifest m = sample_kernel().manifest;
+  const Manifest back = parse_manifest(json::parse(to_json(m).dump()));
+  EXPECT_EQ(back.op, m.op);
+  EXPECT_EQ(back.spec_hash, m.spec_hash);
+  EXPECT_EQ(back.author, m.author);
+  EXPECT_EQ(back.source_hash, m.source_hash);
+  EXPECT_EQ(back.spirv_hash, m.spirv_hash);
+  EXPECT_EQ(back.dispatch.x, 8u);
+  EXPECT_EQ(back.dispatch.y, 2u);
+  EXPECT_EQ(back.dispatch.z, 3u);
+  EXPECT_EQ(back.local_size, m.local_size);
+  EXPECT_EQ(back.validation, m.validation);
+  EXPECT_EQ(back.timing, m.timing);
+  EXPECT_EQ(back.search, m.search);
+  EXPECT_EQ(back.generated_at, m.generated_at);
+  EXPECT_EQ(back.kernelgen_version, m.kernelgen_version);
+}
+
+TEST(Manifest, NamesTheFilesItDescribes) {
+  const json j = to_json(sample_kernel().manifest);
+  EXPECT_EQ(j.at("kernel").at("source"), "kernel.comp");
+  EXPECT_EQ(j.at("kernel").at("spirv"), "kernel.spv");
+}
+
+TEST(Manifest, ParseNamesAMissingField) {
+  json j = to_json(sample_kernel().manifest);
+  j.at("kernel").erase("dispatch");
+  try {
+    parse_manifest(j);
+    FAIL() << "parsed a manifest without kernel.dispatch";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_THAT(error.what(), HasSubstr("missing field kernel.dispatch"));
+  }
+  j = to_json(sample_kernel().manifest);
+  j.erase("spec_hash");
+  EXPECT_THROW(parse_manifest(j), std::invalid_argument);
+}
+
+TEST(Manifest, ParseNamesAMalformedField) {
+  json j = to_json(sample_kernel().manifest);
+  j["kernel"]["local_size"] = {256, 1};
+  EXPECT_THROW(parse_manifest(j), std::invalid_argument);
+  j = to_json(sample_kernel().manifest);
+  j["kernel"]["dispatch"] = {8, -1, 1};
+  try {
+    parse_manifest(j);
+    FAIL() << "parsed a negative dispatch extent";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_THAT(error.what(), HasSubstr("kernel.dispatch"));
+  }
+  j = to_json(sample_kernel().manifest);
+  j["author"] = 3;
+  EXPECT_THROW(parse_manifest(j), std::invalid_argument);
+}
+
+// A generated/<op>/ in a scratch directory.
+class GeneratedDir : public ::testing::Test {
+ protected:
+  test::ScratchDir scratch;
+  const fs::path dir = scratch.path() / "generated" / "relu";
+  const GeneratedKernel kernel = sample_kernel();
+  const std::string hash = kernel.manifest.spec_hash;
+};
+
+TEST_F(GeneratedDir, WritesTheThreeFiles) {
+  write_generated(dir, kernel);
+  EXPECT_EQ(read_file(dir / "kernel.comp"), kernel.source);
+  EXPECT_EQ(read_spirv(dir / "kernel.spv"), kernel.spirv);
+  EXPECT_EQ(parse_manifest(json::parse(read_file(dir / "manifest.json"))).spec_hash, hash);
+}
+
+TEST_F(GeneratedDir, AFreshlyWrittenKernelIsCurrent) {
+  write_generated(dir, kernel);
+  const StoreCheck check = check_generated(dir, hash);
+  EXPECT_EQ(check.state, StoreCheck::State::current) << check.problem;
+  ASSERT_TRUE(check.kernel);
+  EXPECT_EQ(check.kernel->source, kernel.source);
+  EXPECT_EQ(check.kernel->spirv, kernel.spirv);
+  EXPECT_EQ(check.kernel->manifest.dispatch.x, 8u);
+}
+
+TEST_F(GeneratedDir, ADirectoryWithoutAManifestIsMissing) {
+  EXPECT_EQ(check_generated(dir, hash).state, StoreCheck::State::missing);
+  fs::create_directories(dir);
+  write_file_atomic(dir / "kernel.comp", kernel.source);
+  const StoreCheck check = check_generated(dir, hash);
+  EXPECT_EQ(check.state, StoreCheck::State::missing);
+  EXPECT_THAT(check.problem, HasSubstr("no manifest.json"));
+  EXPECT_FALSE(check.kernel);
+}
+
+TEST_F(GeneratedDir, ATruncatedSpirvIsCorrupt) {
+  write_generated(dir, kernel);
+  fs::resize_file(dir / "kernel.spv", (kernel.spirv.size() - 1) * 4);
+  const StoreCheck check = check_generated(dir, hash);
+  EXPECT_EQ(check.state, StoreCheck::State::corrupt);
+  EXPECT_THAT(check.problem, HasSubstr("kernel.spv does not match the hash"));
+}
+
+TEST_F(GeneratedDir, ASpirvCutMidWordIsCorrupt) {
+  write_generated(dir, kernel);
+  fs::resize_file(dir / "kernel.spv", kernel.spirv.size() * 4 - 2);
+  const StoreCheck check = check_generated(dir, hash);
+  EXPECT_EQ(check.state, StoreCheck::State::corrupt);
+  EXPECT_THAT(check.problem, HasSubstr("kernel.spv"));
+  EXPECT_THAT(check.problem, HasSubstr("not a whole number of 32-bit SPIR-V words"));
+}
+
+TEST_F(GeneratedDir, AHandEditedSourceIsCorrupt) {
+  write_generated(dir, kernel);
+  write_file_atomic(dir / "kernel.comp", kernel.source + "// tweaked\n");
+  const StoreCheck check = check_generated(dir, hash);
+  EXPECT_EQ(check.state, StoreCheck::State::corrupt);
+  EXPECT_THAT(check.problem, HasSubstr("kernel.comp does not match the hash"));
+}
+
+TEST_F(GeneratedDir, AGarbageManifestIsCorruptAndNamed) {
+  write_generated(dir, kernel);
+  write_file_atomic(dir / "manifest.json", "{\"op\": \"relu\", garbage");
+  const StoreCheck check = check_generated(dir, hash);
+  EXPECT_EQ(check.state, StoreCheck::State::corrupt);
+  EXPECT_THAT(check.problem, HasSubstr("manifest.json is not valid JSON"));
+}
+
+TEST_F(GeneratedDir, AManifestMissingAFieldIsCorrupt) {
+  write_generated(dir, kernel);
+  json j = to_json(kernel.manifest);
+  j.erase("op");
+  write_file_atomic(dir / "manifest.json", j.dump());
+  const StoreCheck check = check_generated(dir, hash);
+  EXPECT_EQ(check.state, StoreCheck::State::corrupt);
+  EXPECT_THAT(check.problem, HasSubstr("missing field op"));
+}
+
+TEST_F(GeneratedDir, AMissingSourceIsCorruptAndNamed) {
+  write_generated(dir, kernel);
+  fs::remove(dir / "kernel.comp");
+  const StoreCheck check = check_generated(dir, hash);
+  EXPECT_EQ(check.state, StoreCheck::State::corrupt);
+  EXPECT_THAT(check.problem, HasSubstr("kernel.comp"));
+}
+
+TEST_F(GeneratedDir, AKernelForAnotherSpecHashIsStaleAndStillReturned) {
+  write_generated(dir, kernel);
+  const StoreCheck check = check_generated(dir, "fedcba9876543210");
+  EXPECT_EQ(check.state, StoreCheck::State::stale);
+  EXPECT_THAT(check.problem, HasSubstr(hash));
+  EXPECT_THAT(check.problem, HasSubstr("fedcba9876543210"));
+  ASSERT_TRUE(check.kernel);
+  EXPECT_EQ(check.kernel->source, kernel.source);
+}
+
+TEST_F(GeneratedDir, CorruptionIsReportedBeforeStaleness) {
+  write_generated(dir, kernel);
+  write_file_atomic(dir / "kernel.comp", "edited");
+  EXPECT_EQ(check_generated(dir, "fedcba9876543210").state, StoreCheck::State::corrupt);
+}
+
+TEST_F(GeneratedDir, WriteReplacesTheDirectoryWholesale) {
+  write_generated(dir, kernel);
+  write_file_atomic(dir / "notes.txt", "left over from the old kernel");
+  GeneratedKernel replacement = sample_kernel("aaaaaaaaaaaaaaaa");
+  replacement.source += "// new\n";
+  replacement.manifest.source_hash = content_hash(replacement.source);
+  write_generated(dir, replacement);
+
+  EXPECT_FALSE(fs::exists(dir / "notes.txt")) << "files of the old kernel do not survive";
+  EXPECT_EQ(read_file(dir / "kernel.comp"), replacement.source);
+  EXPECT_EQ(check_generated(dir, "aaaaaaaaaaaaaaaa").state, StoreCheck::State::current);
+  std::vector<std::string> siblings;
+  for (const auto& entry : fs::directory_iterator(dir.parent_path()))
+    siblings.push_back(entry.path().filename());
+  EXPECT_EQ(siblings, std::vector<std::string>{"relu"}) << "no staging directory is left behind";
+}
+
+TEST_F(GeneratedDir, WriteCreatesMissingParents) {
+  const fs::path deep = scratch.path() / "a" / "b" / "relu";
+  write_generated(deep, kernel);
+  EXPECT_EQ(check_generated(deep, hash).state, StoreCheck::State::current);
+}
+
+}  // namespace
+}  // namespace kernelgen

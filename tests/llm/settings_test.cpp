@@ -1,0 +1,175 @@
+// Where the provider settings come from (CMake arguments, the environment, .env) and what a missing one says.
+#include "kernelgen/llm/settings.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace kernelgen::llm {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// The environment as a map, for SettingSources::environment.
+std::function<std::optional<std::string>(const std::string&)> environment(std::map<std::string, std::string> values) {
+  return [values](const std::string& name) -> std::optional<std::string> {
+    auto found = values.find(name);
+    if (found == values.end()) return std::nullopt;
+    return found->second;
+  };
+}
+
+std::string resolve_error(const std::string& model, const SettingSources& sources) {
+  try {
+    resolve_settings(model, sources);
+  } catch (const std::invalid_argument& error) {
+    return error.what();
+  }
+  ADD_FAILURE() << "resolve_settings(" << model << ") did not throw";
+  return "";
+}
+
+TEST(Settings, DotenvReadsKeyValueLines) {
+  const auto values = parse_dotenv(
+      "# kernelgen settings\n"
+      "\n"
+      "OPENAI_API_KEY=sk-plain\n"
+      "export KERNELGEN_MODEL=openai/gpt-4o\n"
+      "  SPACED = around  \n"
+      "not a setting\n");
+  EXPECT_EQ(values.at("OPENAI_API_KEY"), "sk-plain");
+  EXPECT_EQ(values.at("KERNELGEN_MODEL"), "openai/gpt-4o");
+  EXPECT_EQ(values.at("SPACED"), "around");
+  EXPECT_EQ(values.size(), 3u);
+}
+
+TEST(Settings, DotenvUnquotesValues) {
+  const auto values = parse_dotenv("A=\"double quoted\"\nB='single # quoted'\nC=\"\"\n");
+  EXPECT_EQ(values.at("A"), "double quoted");
+  EXPECT_EQ(values.at("B"), "single # quoted");
+  EXPECT_EQ(values.at("C"), "");
+}
+
+TEST(Settings, DotenvDropsInlineComments) {
+  const auto values = parse_dotenv("A=value # a comment\nB=no#comment\nC=\"quoted\" # a comment\n");
+  EXPECT_EQ(values.at("A"), "value");
+  EXPECT_EQ(values.at("B"), "no#comment");
+  EXPECT_EQ(values.at("C"), "quoted");
+}
+
+TEST(Settings, DotenvReadsCrlfLines) {
+  const auto values = parse_dotenv("A=1\r\nB=\"two\"\r\n");
+  EXPECT_EQ(values.at("A"), "1");
+  EXPECT_EQ(values.at("B"), "two");
+}
+
+TEST(Settings, ExplicitWinsOverEnvironmentWhichWinsOverDotenv) {
+  SettingSources sources;
+  sources.explicit_values = {{"OPENAI_BASE_URL", "http://explicit/v1"}};
+  sources.environment = environment({{"OPENAI_BASE_URL", "http://environment/v1"}, {"OPENAI_API_KEY", "sk-env"}});
+  sources.dotenv = {{"OPENAI_BASE_URL", "http://dotenv/v1"}, {"OPENAI_API_KEY", "sk-dotenv"},
+                    {"KERNELGEN_MODEL", "openai/from-dotenv"}};
+  EXPECT_EQ(sources.get("OPENAI_BASE_URL"), "http://explicit/v1");
+  EXPECT_EQ(sources.get("OPENAI_API_KEY"), "sk-env");
+  EXPECT_EQ(sources.get("KERNELGEN_MODEL"), "openai/from-dotenv");
+  EXPECT_EQ(sources.get("ANTHROPIC_API_KEY"), std::nullopt);
+
+  const ProviderSettings settings = resolve_settings("openai/gpt-4o", sources);
+  EXPECT_EQ(settings.base_url, "http://explicit/v1");
+  EXPECT_EQ(settings.api_key, "sk-env");
+}
+
+TEST(Settings, EmptyValuesFallThroughToWeakerSources) {
+  SettingSources sources;
+  sources.explicit_values = {{"OPENAI_BASE_URL", ""}};
+  sources.environment = environment({{"OPENAI_BASE_URL", ""}});
+  sources.dotenv = {{"OPENAI_BASE_URL", "http://dotenv/v1"}};
+  EXPECT_EQ(sources.get("OPENAI_BASE_URL"), "http://dotenv/v1");
+}
+
+TEST(Settings, OpenAiModelSplitsProviderAndModel) {
+  SettingSources sources;
+  sources.environment = environment({{"OPENAI_API_KEY", "sk-env"}});
+  const ProviderSettings settings = resolve_settings("openai/gpt-4o-mini", sources);
+  EXPECT_EQ(settings.provider, "openai");
+  EXPECT_EQ(settings.model, "gpt-4o-mini");
+  EXPECT_EQ(settings.base_url, "");
+}
+
+TEST(Settings, MissingKeyForTheOfficialApiNamesTheVariableAndNoKey) {
+  SettingSources sources;
+  sources.environment = environment({{"ANTHROPIC_API_KEY", "sk-ant-secret-value"}});
+  sources.dotenv = {{"SOME_TOKEN", "sk-dotenv-secret"}};
+  const std::string message = resolve_error("openai/gpt-4o", sources);
+  EXPECT_THAT(message, AllOf(HasSubstr("OPENAI_API_KEY"), HasSubstr("openai/gpt-4o"),
+                             Not(HasSubstr("sk-ant-secret-value")), Not(HasSubstr("sk-dotenv-secret"))));
+
+  sources.explicit_values = {{"OPENAI_BASE_URL", "https://api.openai.com/v1"}};
+  EXPECT_THAT(resolve_error("openai/gpt-4o", sources), HasSubstr("OPENAI_API_KEY"));
+}
+
+TEST(Settings, MissingAnthropicKeyNamesAnthropicApiKey) {
+  SettingSources sources;
+  sources.environment = environment({{"OPENAI_API_KEY", "sk-openai-secret"}});
+  EXPECT_THAT(resolve_error("anthropic/claude-sonnet-4-5", sources),
+              AllOf(HasSubstr("ANTHROPIC_API_KEY"), Not(HasSubstr("sk-openai-secret"))));
+}
+
+TEST(Settings, LocalBaseUrlNeedsNoKey) {
+  SettingSources sources;
+  sources.environment = environment({{"OPENAI_BASE_URL", "http://localhost:11434/v1"}});
+  const ProviderSettings settings = resolve_settings("openai/qwen2.5-coder", sources);
+  EXPECT_EQ(settings.base_url, "http://localhost:11434/v1");
+  EXPECT_EQ(settings.model, "qwen2.5-coder");
+  EXPECT_EQ(settings.api_key, "");
+}
+
+TEST(Settings, UnknownProviderIsAnErrorListingTheKnownOnes) {
+  EXPECT_THAT(resolve_error("gemini/gemini-2.5-pro", {}),
+              AllOf(HasSubstr("unknown provider 'gemini'"), HasSubstr("openai"), HasSubstr("anthropic"),
+                    HasSubstr("replay")));
+}
+
+TEST(Settings, ModelWithoutProviderIsAnError) {
+  for (const std::string model : {"gpt-4o", "/gpt-4o", "openai/", ""})
+    EXPECT_THAT(resolve_error(model, {}), HasSubstr("provider/model")) << model;
+}
+
+TEST(Settings, ReplayModelNamesTheCassetteAndNeedsNoKey) {
+  const ProviderSettings settings = resolve_settings("replay/tests/cassettes/relu.json", {});
+  EXPECT_EQ(settings.provider, "replay");
+  EXPECT_EQ(settings.cassette, "tests/cassettes/relu.json");
+  EXPECT_EQ(settings.api_key, "");
+}
+
+TEST(Settings, OutputTokensAndTimeoutAreSettings) {
+  SettingSources sources;
+  sources.environment = environment({{"OPENAI_API_KEY", "sk-env"}});
+  sources.explicit_values = {{"KERNELGEN_MAX_OUTPUT_TOKENS", "2048"}, {"KERNELGEN_TIMEOUT_S", "42.5"}};
+  const ProviderSettings settings = resolve_settings("openai/gpt-4o", sources);
+  EXPECT_EQ(settings.max_output_tokens, 2048);
+  EXPECT_DOUBLE_EQ(settings.total_timeout_s, 42.5);
+}
+
+TEST(Settings, MalformedNumberNamesTheSetting) {
+  SettingSources sources;
+  sources.environment = environment({{"OPENAI_API_KEY", "sk-env"}});
+  sources.explicit_values = {{"KERNELGEN_TIMEOUT_S", "ten"}};
+  EXPECT_THAT(resolve_error("openai/gpt-4o", sources), AllOf(HasSubstr("KERNELGEN_TIMEOUT_S"), HasSubstr("ten")));
+  sources.explicit_values = {{"KERNELGEN_MAX_OUTPUT_TOKENS", "lots"}};
+  EXPECT_THAT(resolve_error("openai/gpt-4o", sources), HasSubstr("KERNELGEN_MAX_OUTPUT_TOKENS"));
+}
+
+TEST(Settings, ProcessEnvironmentReadsTheEnvironment) {
+  ::setenv("KERNELGEN_SETTINGS_TEST_VARIABLE", "value", 1);
+  EXPECT_EQ(process_environment("KERNELGEN_SETTINGS_TEST_VARIABLE"), "value");
+  ::unsetenv("KERNELGEN_SETTINGS_TEST_VARIABLE");
+  EXPECT_EQ(process_environment("KERNELGEN_SETTINGS_TEST_VARIABLE"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace kernelgen::llm

@@ -1,0 +1,119 @@
+// Buffer: bytes go up and come back unchanged; transfers outside the buffer are refused before any copy.
+#include "kernelgen/buffer.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <vector>
+
+#include "kernelgen/device.hpp"
+#include "kernelgen/error.hpp"
+
+namespace kernelgen {
+namespace {
+
+using ::testing::HasSubstr;
+
+class BufferTest : public ::testing::Test {
+ protected:
+  Device device;
+};
+
+std::vector<uint32_t> ramp(size_t count, uint32_t start = 0) {
+  std::vector<uint32_t> words(count);
+  std::iota(words.begin(), words.end(), start);
+  return words;
+}
+
+TEST_F(BufferTest, DownloadReturnsExactlyTheUploadedBits) {
+  std::vector<uint32_t> words = ramp(1000, 0x3f000000u);
+  words[0] = 0x7fe0deadu;  // a NaN with a payload
+  words[1] = 0x80000000u;  // negative zero
+  Buffer buffer(device, words.size() * 4);
+  EXPECT_EQ(buffer.size(), 4000u);
+  buffer.upload(std::span<const uint32_t>(words));
+  EXPECT_EQ(buffer.download<uint32_t>(), words);
+}
+
+TEST_F(BufferTest, UploadAtAnOffsetChangesOnlyThatRange) {
+  Buffer buffer(device, 16 * 4);
+  buffer.upload(std::span<const uint32_t>(std::vector<uint32_t>(16, 0)));
+  const std::vector<uint32_t> patch{7, 8, 9};
+  buffer.upload(std::span<const uint32_t>(patch), 4 * 4);
+  std::vector<uint32_t> expected(16, 0);
+  std::copy(patch.begin(), patch.end(), expected.begin() + 4);
+  EXPECT_EQ(buffer.download<uint32_t>(), expected);
+}
+
+TEST_F(BufferTest, DownloadsAPartialRangeAtAnOffset) {
+  Buffer buffer(device, 100 * 4);
+  buffer.upload(std::span<const uint32_t>(ramp(100)));
+  std::vector<uint32_t> middle(10);
+  buffer.download(middle.data(), 10 * 4, 50 * 4);
+  EXPECT_EQ(middle, ramp(10, 50));
+}
+
+TEST_F(BufferTest, AnUploadPastTheEndThrowsNamingTheSizes) {
+  Buffer buffer(device, 4000);
+  const std::vector<uint32_t> two(2);
+  try {
+    buffer.upload(two.data(), 8, 3996);
+    FAIL() << "an upload past the end was accepted";
+  } catch (const std::out_of_range& error) {
+    EXPECT_THAT(error.what(),
+                HasSubstr("an upload of 8 bytes at offset 3996 exceeds the buffer's 4000 bytes"));
+  }
+}
+
+TEST_F(BufferTest, ADownloadPastTheEndThrows) {
+  Buffer buffer(device, 64);
+  std::vector<uint8_t> bytes(128);
+  EXPECT_THROW(buffer.download(bytes.data(), 65), std::out_of_range);
+  EXPECT_THROW(buffer.download(bytes.data(), 1, 64), std::out_of_range);
+  EXPECT_NO_THROW(buffer.download(bytes.data(), 0, 64)) << "an empty range at the end is inside";
+}
+
+TEST_F(BufferTest, AnOffsetThatWouldWrapAroundIsRefused) {
+  Buffer buffer(device, 64);
+  uint8_t byte = 0;
+  EXPECT_THROW(buffer.upload(&byte, 1, std::numeric_limits<std::size_t>::max()), std::out_of_range);
+  EXPECT_THROW(buffer.upload(&byte, std::numeric_limits<std::size_t>::max(), 1), std::out_of_range);
+}
+
+TEST_F(BufferTest, AnImpossibleAllocationThrowsAVulkanErrorStatingTheSize) {
+  try {
+    Buffer buffer(device, std::size_t{1} << 50);
+    FAIL() << "allocated a PiB";
+  } catch (const VulkanError& error) {
+    EXPECT_THAT(error.what(), HasSubstr("1073741824.00 MiB"));
+    EXPECT_THAT(error.what(), HasSubstr("[" + vk_result_name(error.result()) + "]"));
+  }
+}
+
+TEST_F(BufferTest, AnEmptyBufferIsRefused) {
+  EXPECT_THROW(Buffer(device, 0), std::invalid_argument);
+}
+
+TEST_F(BufferTest, MovingTransfersTheBufferAndItsContents) {
+  Buffer first(device, 8 * 4);
+  first.upload(std::span<const uint32_t>(ramp(8)));
+  const VkBuffer handle = first.vk_buffer();
+  Buffer second(std::move(first));
+  EXPECT_EQ(second.vk_buffer(), handle);
+  EXPECT_EQ(first.vk_buffer(), VK_NULL_HANDLE);
+  EXPECT_EQ(second.download<uint32_t>(), ramp(8));
+
+  Buffer third(device, 4);
+  third = std::move(second);
+  EXPECT_EQ(third.vk_buffer(), handle);
+  EXPECT_EQ(third.size(), 32u);
+  EXPECT_EQ(third.download<uint32_t>(), ramp(8));
+}
+
+}  // namespace
+}  // namespace kernelgen

@@ -1,0 +1,160 @@
+// Kernel: a compute pipeline whose SPIR-V must keep the contract (set 0, bindings 0..n-1, storage buffers),
+// usable through a Sequence or recorded into a command buffer of the caller's own.
+#include "kernelgen/kernel.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kernelgen/buffer.hpp"
+#include "kernelgen/device.hpp"
+#include "kernelgen/sequence.hpp"
+#include "shaders.hpp"
+
+namespace kernelgen {
+namespace {
+
+using ::testing::HasSubstr;
+
+class KernelTest : public ::testing::Test {
+ protected:
+  Device device;
+  const std::vector<uint32_t> add_one = test::spirv_of(test::kAddOne);
+
+  // The message Kernel's constructor throws for this SPIR-V and binding count, or "(accepted)".
+  std::string rejection(const std::vector<uint32_t>& spirv, uint32_t bindings) {
+    try {
+      Kernel kernel(device, spirv, bindings);
+    } catch (const std::invalid_argument& error) {
+      return error.what();
+    }
+    return "(accepted)";
+  }
+};
+
+std::vector<float> iota_floats(size_t count) {
+  std::vector<float> values(count);
+  for (size_t i = 0; i < count; ++i) values[i] = static_cast<float>(i);
+  return values;
+}
+
+TEST_F(KernelTest, AcceptsSpirvThatKeepsTheContract) {
+  const Kernel kernel(device, add_one, 2);
+  EXPECT_EQ(kernel.binding_count(), 2u);
+}
+
+TEST_F(KernelTest, RejectsMoreBindingsThanTheSpirvDeclares) {
+  EXPECT_THAT(rejection(add_one, 3), HasSubstr("the SPIR-V declares 2 bindings, the kernel expects 3"));
+}
+
+TEST_F(KernelTest, RejectsFewerBindingsThanTheSpirvDeclares) {
+  EXPECT_THAT(rejection(add_one, 1), HasSubstr("the SPIR-V declares 2 bindings, the kernel expects 1"));
+}
+
+TEST_F(KernelTest, RejectsWordsThatAreNotSpirv) {
+  const std::vector<uint32_t> garbage{1, 2, 3, 4, 5, 6};
+  EXPECT_THAT(rejection(garbage, 2), HasSubstr("not a SPIR-V module: wrong magic number"));
+}
+
+TEST_F(KernelTest, RejectsABindingOutsideSetZero) {
+  const auto spirv = test::spirv_of(R"(#version 450
+layout(local_size_x = 64) in;
+layout(set = 0, binding = 0, std430) readonly buffer In { float a[]; };
+layout(set = 1, binding = 1, std430) writeonly buffer Out { float b[]; };
+void main() { b[gl_GlobalInvocationID.x] = a[gl_GlobalInvocationID.x]; }
+)");
+  EXPECT_THAT(rejection(spirv, 2), HasSubstr("binding 1 must be a storage buffer at set 0, binding 1"));
+}
+
+TEST_F(KernelTest, RejectsAGapInTheBindings) {
+  const auto spirv = test::spirv_of(R"(#version 450
+layout(local_size_x = 64) in;
+layout(set = 0, binding = 0, std430) readonly buffer In { float a[]; };
+layout(set = 0, binding = 2, std430) writeonly buffer Out { float b[]; };
+void main() { b[gl_GlobalInvocationID.x] = a[gl_GlobalInvocationID.x]; }
+)");
+  EXPECT_THAT(rejection(spirv, 2), HasSubstr("binding 1 must be a storage buffer at set 0, binding 1"));
+}
+
+TEST_F(KernelTest, RejectsAUniformBlock) {
+  const auto spirv = test::spirv_of(R"(#version 450
+layout(local_size_x = 64) in;
+layout(set = 0, binding = 0, std140) uniform In { vec4 a[16]; };
+layout(set = 0, binding = 1, std430) writeonly buffer Out { vec4 b[]; };
+void main() { b[gl_GlobalInvocationID.x] = a[gl_GlobalInvocationID.x % 16]; }
+)");
+  EXPECT_THAT(rejection(spirv, 2), HasSubstr("binding 0 must be a storage buffer"));
+}
+
+TEST_F(KernelTest, RecordingWithTheWrongNumberOfBuffersThrows) {
+  Kernel kernel(device, add_one, 2);
+  Buffer only(device, 64);
+  Sequence sequence(device, 0);
+  try {
+    sequence.dispatch(kernel, {&only}, {1, 1, 1});
+    FAIL() << "recorded a dispatch with one buffer for two bindings";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_THAT(error.what(), HasSubstr("the kernel takes 2 buffers, got 1"));
+  }
+}
+
+// The VkFFT-style use: the caller owns the command buffer and only asks the kernel to record into it.
+TEST_F(KernelTest, RecordsIntoACommandBufferTheCallerOwns) {
+  Kernel kernel(device.vk_device(), add_one, 2);
+  Buffer in(device, 256 * 4), out(device, 256 * 4);
+  in.upload(std::span<const float>(iota_floats(256)));
+
+  VkCommandBufferAllocateInfo allocate{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  allocate.commandPool = device.vk_command_pool();
+  allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  allocate.commandBufferCount = 1;
+  VkCommandBuffer command_buffer = VK_NULL_HANDLE;
+  ASSERT_EQ(vkAllocateCommandBuffers(device.vk_device(), &allocate, &command_buffer), VK_SUCCESS);
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  ASSERT_EQ(vkBeginCommandBuffer(command_buffer, &begin), VK_SUCCESS);
+  const std::vector<VkBuffer> buffers{in.vk_buffer(), out.vk_buffer()};
+  kernel.record(command_buffer, buffers, {4, 1, 1});
+  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+  barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT;
+  vkCmdPipelineBarrier(command_buffer, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                       VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &barrier, 0,
+                       nullptr, 0, nullptr);
+  ASSERT_EQ(vkEndCommandBuffer(command_buffer), VK_SUCCESS);
+  device.submit_and_wait(command_buffer);
+  vkFreeCommandBuffers(device.vk_device(), device.vk_command_pool(), 1, &command_buffer);
+
+  const auto got = out.download<float>();
+  for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], static_cast<float>(i) + 1) << i;
+}
+
+TEST_F(KernelTest, ManyDistinctBufferListsOutgrowOneDescriptorPool) {
+  // Descriptor sets are cached per buffer list, 16 to a pool; 20 lists need a second pool.
+  Kernel kernel(device, add_one, 2);
+  Buffer in(device, 64 * 4);
+  in.upload(std::span<const float>(iota_floats(64)));
+  std::vector<Buffer> outs;
+  for (int i = 0; i < 20; ++i) outs.emplace_back(device, 64 * 4);
+  Sequence sequence(device, 0);
+  for (const Buffer& out : outs) sequence.dispatch(kernel, {&in, &out}, {1, 1, 1});
+  sequence.submit();
+  for (const Buffer& out : outs) EXPECT_EQ(out.download<float>()[63], 64.0f);
+}
+
+TEST_F(KernelTest, StaysUsableAfterBeingMoved) {
+  Kernel first(device, add_one, 2);
+  Kernel second(std::move(first));
+  Kernel third(device, add_one, 2);
+  third = std::move(second);
+  Buffer in(device, 64 * 4), out(device, 64 * 4);
+  in.upload(std::span<const float>(iota_floats(64)));
+  Sequence sequence(device, 0);
+  sequence.dispatch(third, {&in, &out}, {1, 1, 1}).submit();
+  EXPECT_EQ(out.download<float>()[10], 11.0f);
+}
+
+}  // namespace
+}  // namespace kernelgen

@@ -1,0 +1,139 @@
+// Sequence: several dispatches recorded into one command buffer, submitted once or again as recorded, with
+// GPU timestamps between them.
+#include "kernelgen/sequence.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <stdexcept>
+#include <vector>
+
+#include "kernelgen/buffer.hpp"
+#include "kernelgen/device.hpp"
+#include "kernelgen/kernel.hpp"
+#include "shaders.hpp"
+
+namespace kernelgen {
+namespace {
+
+constexpr size_t kCount = 1000;  // not a multiple of the workgroup size: the shader's bounds check matters
+constexpr Grid kGrid{(kCount + 63) / 64, 1, 1};
+
+class SequenceTest : public ::testing::Test {
+ protected:
+  Device device;
+  Kernel add_one{device, test::spirv_of(test::kAddOne), 2};
+  Buffer a{device, kCount * 4}, b{device, kCount * 4}, c{device, kCount * 4};
+
+  void upload(Buffer& buffer, float value) {
+    buffer.upload(std::span<const float>(std::vector<float>(kCount, value)));
+  }
+  static std::vector<float> all(float value) { return std::vector<float>(kCount, value); }
+};
+
+TEST_F(SequenceTest, ASecondDispatchSeesTheFirstOnesOutputInOneSubmit) {
+  upload(a, 1.0f);
+  upload(b, -100.0f);
+  upload(c, -100.0f);
+  Sequence sequence(device);
+  sequence.dispatch(add_one, {&a, &b}, kGrid).dispatch(add_one, {&b, &c}, kGrid);
+  sequence.submit();
+  EXPECT_EQ(b.download<float>(), all(2.0f));
+  EXPECT_EQ(c.download<float>(), all(3.0f));
+}
+
+TEST_F(SequenceTest, ResubmittingRunsTheRecordingAgainOnTheBuffersCurrentContents) {
+  upload(a, 1.0f);
+  Sequence sequence(device);
+  sequence.dispatch(add_one, {&a, &b}, kGrid).dispatch(add_one, {&b, &c}, kGrid);
+  sequence.submit();
+  EXPECT_EQ(c.download<float>(), all(3.0f));
+  upload(a, 10.0f);
+  sequence.submit();
+  EXPECT_EQ(c.download<float>(), all(12.0f));
+}
+
+TEST_F(SequenceTest, RecordingMoreAfterASubmitNeedsAReset) {
+  upload(a, 1.0f);
+  Sequence sequence(device);
+  sequence.dispatch(add_one, {&a, &b}, kGrid).submit();
+  EXPECT_THROW(sequence.dispatch(add_one, {&b, &c}, kGrid), std::logic_error);
+  sequence.reset();
+  upload(c, 0.0f);
+  sequence.dispatch(add_one, {&a, &c}, kGrid).submit();
+  EXPECT_EQ(c.download<float>(), all(2.0f));
+}
+
+TEST_F(SequenceTest, FillWritesTheWordOverTheWholeBufferBeforeTheNextDispatch) {
+  upload(a, 0.0f);
+  Sequence sequence(device);
+  sequence.fill(a, std::bit_cast<uint32_t>(4.0f)).dispatch(add_one, {&a, &b}, kGrid).submit();
+  EXPECT_EQ(a.download<float>(), all(4.0f));
+  EXPECT_EQ(b.download<float>(), all(5.0f));
+}
+
+TEST_F(SequenceTest, SubmittingAnEmptySequenceDoesNothing) {
+  Sequence sequence(device);
+  EXPECT_NO_THROW(sequence.submit());
+  EXPECT_EQ(sequence.timestamp_count(), 0u);
+}
+
+class SequenceTimestamps : public SequenceTest {
+ protected:
+  void SetUp() override {
+    if (device.info().timestamp_period_ns == 0) GTEST_SKIP() << device.info().name << " has no timestamps";
+  }
+};
+
+TEST_F(SequenceTimestamps, MeasureANonNegativeTimeAroundADispatch) {
+  upload(a, 1.0f);
+  Sequence sequence(device, 3);
+  sequence.timestamp()
+      .dispatch(add_one, {&a, &b}, kGrid)
+      .timestamp()
+      .dispatch(add_one, {&b, &c}, kGrid)
+      .timestamp();
+  sequence.submit();
+  EXPECT_EQ(sequence.timestamp_count(), 3u);
+  EXPECT_GE(sequence.elapsed_ns(0, 1), 0.0);
+  EXPECT_GE(sequence.elapsed_ns(1, 2), 0.0);
+  EXPECT_GE(sequence.elapsed_ns(0, 2), sequence.elapsed_ns(0, 1));
+  EXPECT_EQ(c.download<float>(), all(3.0f));
+}
+
+TEST_F(SequenceTimestamps, AreReadAgainOnEverySubmit) {
+  upload(a, 1.0f);
+  Sequence sequence(device, 2);
+  sequence.timestamp().dispatch(add_one, {&a, &b}, kGrid).timestamp();
+  sequence.submit();
+  sequence.submit();
+  EXPECT_GE(sequence.elapsed_ns(0, 1), 0.0);
+}
+
+TEST_F(SequenceTimestamps, AnIndexPastTheLastTimestampThrows) {
+  Sequence sequence(device, 4);
+  sequence.timestamp().timestamp();
+  EXPECT_THROW(sequence.elapsed_ns(0, 1), std::out_of_range) << "nothing submitted yet";
+  sequence.submit();
+  EXPECT_NO_THROW(sequence.elapsed_ns(0, 1));
+  EXPECT_THROW(sequence.elapsed_ns(0, 2), std::out_of_range);
+}
+
+TEST_F(SequenceTimestamps, MoreThanTheMaximumThrows) {
+  Sequence sequence(device, 2);
+  sequence.timestamp().timestamp();
+  EXPECT_THROW(sequence.timestamp(), std::length_error);
+}
+
+TEST_F(SequenceTimestamps, ResetStartsCountingAgain) {
+  Sequence sequence(device, 2);
+  sequence.timestamp().timestamp().submit();
+  sequence.reset();
+  EXPECT_EQ(sequence.timestamp_count(), 0u);
+  sequence.timestamp().timestamp().submit();
+  EXPECT_GE(sequence.elapsed_ns(0, 1), 0.0);
+}
+
+}  // namespace
+}  // namespace kernelgen

@@ -1,0 +1,29 @@
+#pragma once
+// Small compute shaders for the runtime's tests, compiled when a test needs them.
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kernelgen/compile.hpp"
+
+namespace kernelgen::test {
+
+inline std::vector<uint32_t> spirv_of(const std::string& glsl) {
+  Compilation compiled = compile_glsl(glsl);
+  if (!compiled.ok) throw std::runtime_error("a test shader does not compile:\n" + compiled.log);
+  return compiled.spirv;
+}
+
+// out[i] = in[i] + 1 over the whole of `in`, 64 invocations per workgroup.
+inline const std::string kAddOne = R"(#version 450
+layout(local_size_x = 64) in;
+layout(set = 0, binding = 0, std430) readonly buffer In { float in_values[]; };
+layout(set = 0, binding = 1, std430) writeonly buffer Out { float out_values[]; };
+void main() {
+  uint i = gl_GlobalInvocationID.x;
+  if (i < in_values.length()) out_values[i] = in_values[i] + 1.0;
+}
+)";
+
+}  // namespace kernelgen::test
