@@ -30,12 +30,17 @@ std::vector<uint32_t> read_spirv(const std::filesystem::path& path) {
   return words;
 }
 
+std::filesystem::path hidden_sibling(const std::filesystem::path& path, const std::string& tag) {
+  std::random_device entropy;
+  std::string name = ".";
+  name.append(path.filename().string()).append(".").append(tag);
+  name.append(std::to_string(::getpid())).append("_").append(std::to_string(entropy()));
+  return path.parent_path() / name;
+}
+
 void write_file_atomic(const std::filesystem::path& path, const std::string& bytes) {
   std::filesystem::create_directories(path.parent_path());
-  std::random_device entropy;
-  const std::filesystem::path temporary =
-      path.parent_path() / ("." + path.filename().string() + ".tmp" + std::to_string(::getpid()) + "_" +
-                            std::to_string(entropy()));
+  const std::filesystem::path temporary = hidden_sibling(path, "tmp");
   FILE* file = std::fopen(temporary.c_str(), "wb");
   if (!file) throw std::runtime_error("cannot write " + temporary.string() + ": " + std::strerror(errno));
   const bool written = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size() && std::fflush(file) == 0 &&

@@ -5,7 +5,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <random>
 #include <stdexcept>
 
 #include "kernelgen/files.hpp"
@@ -130,8 +129,7 @@ void write_generated(const std::filesystem::path& directory, const GeneratedKern
   namespace fs = std::filesystem;
   const fs::path parent = directory.parent_path();
   fs::create_directories(parent);
-  std::random_device entropy;
-  const fs::path staging = parent / ("." + directory.filename().string() + ".new" + std::to_string(entropy()));
+  const fs::path staging = hidden_sibling(directory, "new");
   fs::create_directories(staging);
   try {
     write_file_atomic(staging / "kernel.comp", kernel.source);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
@@ -31,6 +32,13 @@ std::string describe_tensor(const OpSpec& spec, size_t binding) {
 }
 
 using Words = std::vector<uint32_t>;
+
+// Seven significant digits, in whatever notation is shortest: 1e-06, not 0.000001.
+std::string shortest(float value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.7g", value);
+  return text;
+}
 
 // The buffers of one validation: each tensor's data followed by guard words.
 class Harness {
@@ -140,8 +148,8 @@ CaseResult check_case(const OpSpec& spec, ReferenceFunction reference, const Tes
       result.status = Status::INCORRECT_NUMERICAL;
       result.detail = std::to_string(c.mismatches) + " of " + std::to_string(c.elements) + " elements of " +
                       spec.outputs[o].name + " differ from the reference; first at index " +
-                      std::to_string(c.first_mismatch) + ": got " + std::to_string(c.got_at_first) + ", expected " +
-                      std::to_string(c.expected_at_first);
+                      std::to_string(c.first_mismatch) + ": got " + shortest(c.got_at_first) + ", expected " +
+                      shortest(c.expected_at_first);
       return result;
     }
   }

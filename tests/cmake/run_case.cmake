@@ -1,12 +1,13 @@
 # cmake -DCASE=<name> -DPROJECT_DIR=<dir> -DBINARY_DIR=<dir> -DGENERATOR=<name> [-DFRESH=ON]
-#       [-DCONFIGURE_ARGS=<a;b;...>] -P run_case.cmake
+#       [-DCLEAN=<path;...>] [-DCONFIGURE_ARGS=<a;b;...>] -P run_case.cmake
 #
 # Configures PROJECT_DIR with cases/<CASE>.cmake declared (and builds it, for a build case) and checks what the
 # case file's header asks:
 #   # expect: configure fails | configure succeeds | build fails | build succeeds
 #   # output: <text>      any number; each must appear in that step's output (whitespace runs count as one
 #                         space, so CMake's line wrapping does not matter)
-# FRESH starts from an empty BINARY_DIR; without it the case reuses the tree an earlier case configured.
+# FRESH starts from an empty BINARY_DIR; without it the case reuses the tree an earlier case configured, less
+# the CLEAN paths (relative to BINARY_DIR).
 set(case_file "${PROJECT_DIR}/cases/${CASE}.cmake")
 file(STRINGS "${case_file}" header REGEX "^# (expect|output): ")
 set(expect "")
@@ -48,9 +49,14 @@ function(check_step name want)
   message(STATUS "${CASE}: ${name} ${want} as expected:\n${output}")
 endfunction()
 
+# The build step would take a model from the environment; the cases are about the declared KERNELs alone.
+unset(ENV{KERNELGEN_MODEL})
 if(FRESH)
   file(REMOVE_RECURSE "${BINARY_DIR}")
 endif()
+foreach(path IN LISTS CLEAN)
+  file(REMOVE_RECURSE "${BINARY_DIR}/${path}")
+endforeach()
 run_step(configure "${CMAKE_COMMAND}" -S "${PROJECT_DIR}" -B "${BINARY_DIR}" -G "${GENERATOR}"
   "-DKERNELGEN_CASE=${CASE}" ${CONFIGURE_ARGS})
 if(step STREQUAL "configure")

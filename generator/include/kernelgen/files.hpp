@@ -9,6 +9,9 @@ namespace kernelgen {
 std::string read_file(const std::filesystem::path& path);
 std::vector<uint32_t> read_spirv(const std::filesystem::path& path);
 
+// A hidden, unique name beside `path` for work in progress: <dir>/.<name>.<tag><pid>_<random>.
+std::filesystem::path hidden_sibling(const std::filesystem::path& path, const std::string& tag);
+
 // Writes through a temporary file in the same directory and renames it over the target, so a reader (or a
 // crash) sees the old content or the new, never half of it.
 void write_file_atomic(const std::filesystem::path& path, const std::string& bytes);
