@@ -19,7 +19,8 @@ namespace {
 using ::testing::HasSubstr;
 
 const std::string kKernels = KERNELGEN_TEST_KERNELS_DIR;
-const std::string kOps = KERNELGEN_TEST_OPS_DIR;
+// The catalog's checked-in kernels: generated/<op>/kernel.comp.
+const std::string kGenerated = KERNELGEN_TEST_GENERATED_DIR;
 const std::string kSpecs = KERNELGEN_TEST_SPECS_DIR;
 
 // The spec kernelgen_add_op() wrote for a catalog op, and the reference linked into this test.
@@ -120,7 +121,7 @@ class EvaluateCatalogKernel : public Evaluate, public ::testing::WithParamInterf
 TEST_P(EvaluateCatalogKernel, PassesEveryCase) {
   const std::string op = GetParam();
   KernelBinary binary;
-  const Verdict verdict = evaluate(op, read_file(kOps + "/" + op + "/" + op + ".comp"), &binary);
+  const Verdict verdict = evaluate(op, read_file(kGenerated + "/" + op + "/kernel.comp"), &binary);
   EXPECT_TRUE(verdict.passed()) << describe(verdict);
   ASSERT_EQ(verdict.cases.size(), 10u);
   for (const CaseResult& c : verdict.cases) {
@@ -136,7 +137,7 @@ INSTANTIATE_TEST_SUITE_P(Ops, EvaluateCatalogKernel, ::testing::Values("relu", "
 
 TEST_F(Evaluate, HandsBackTheCompiledKernelAndItsGrid) {
   KernelBinary binary;
-  const Verdict verdict = evaluate("matmul", read_file(kOps + "/matmul/matmul.comp"), &binary);
+  const Verdict verdict = evaluate("matmul", read_file(kGenerated + "/matmul/kernel.comp"), &binary);
   ASSERT_TRUE(verdict.passed()) << describe(verdict);
   EXPECT_EQ(binary.grid.x, 9u);
   EXPECT_EQ(binary.grid.y, 7u);
@@ -149,7 +150,7 @@ TEST_F(Evaluate, HandsBackTheCompiledKernelAndItsGrid) {
 
 TEST_F(Evaluate, TimesAPassingKernelWhenAsked) {
   if (device_->info().timestamp_period_ns == 0) GTEST_SKIP() << device_->info().name << " has no timestamps";
-  const Verdict verdict = evaluate("relu", read_file(kOps + "/relu/relu.comp"), nullptr, 5);
+  const Verdict verdict = evaluate("relu", read_file(kGenerated + "/relu/kernel.comp"), nullptr, 5);
   ASSERT_TRUE(verdict.passed()) << describe(verdict);
   ASSERT_TRUE(verdict.timing);
   EXPECT_EQ(verdict.timing->runs, 5);
@@ -167,7 +168,7 @@ TEST_F(Evaluate, DescribeEndsWithTheSeedToReplay) {
 
 // The interface check, on variations of the correct relu.
 std::string relu_with(const std::string& from, const std::string& to) {
-  std::string source = read_file(kOps + "/relu/relu.comp");
+  std::string source = read_file(kGenerated + "/relu/kernel.comp");
   const auto at = source.find(from);
   if (at == std::string::npos) throw std::logic_error("relu.comp has no `" + from + "`");
   return source.replace(at, from.size(), to);
@@ -233,7 +234,7 @@ void zeros_reference(std::span<const ConstTensorView>, std::span<const TensorVie
 TEST_F(Evaluate, ThrowsForAReferenceThatIgnoresItsInputs) {
   const OpSpec spec = catalog_op("relu").spec;
   try {
-    evaluate_source(*device_, spec, &zeros_reference, read_file(kOps + "/relu/relu.comp"), {1, 0});
+    evaluate_source(*device_, spec, &zeros_reference, read_file(kGenerated + "/relu/kernel.comp"), {1, 0});
     FAIL() << "validated against a degenerate reference";
   } catch (const std::invalid_argument& error) {
     EXPECT_THAT(error.what(),

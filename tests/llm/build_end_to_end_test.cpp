@@ -1,29 +1,34 @@
 // The whole loop through CMake: a small project declares relu without a kernel, the fake OpenAI server stands
 // in for the model, and `cmake --build` generates, validates and checks in the kernel. And offline, the same
-// build fails saying how to generate. The sub-project compiles kernelgen once; later runs reuse its build tree.
+// build fails saying how to generate. The sub-project compiles kernelgen once; later runs reuse its build
+// tree.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <sys/wait.h>
 
 #include "fake_llm_server.hpp"
 #include "kernelgen/files.hpp"
 #include "kernelgen/record.hpp"
+#include "relu_replies.hpp"
 #include "runtime/scoped_env.hpp"
 
 namespace kernelgen {
 namespace {
 
 namespace fs = std::filesystem;
+using nlohmann::json;
+using test::fenced;
+using test::kLeakyReluKernel;
+using test::kReluKernel;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
-using nlohmann::json;
 
 const std::string kKey = "sk-test-end-to-end-SECRET-5f3a9c1e7b";
 const fs::path kWork = KERNELGEN_E2E_WORK_DIR;
@@ -31,30 +36,9 @@ const fs::path kProject = kWork / "project";
 const fs::path kBuild = kWork / "build";
 const fs::path kCandidates = kWork / "candidates";
 
-const std::string kRightKernel = R"(#version 450
-// kernelgen: dispatch 32 1 1
-layout(local_size_x = 256) in;
-layout(set = 0, binding = 0, std430) readonly buffer X { float x[]; };
-layout(set = 0, binding = 1, std430) writeonly buffer Y { float y[]; };
-void main() {
-  uint i = gl_GlobalInvocationID.x;
-  if (i < 8192u) y[i] = max(x[i], 0.0);
+std::string quoted(const fs::path& path) {
+  return "\"" + path.string() + "\"";
 }
-)";
-const std::string kWrongKernel = R"(#version 450
-// kernelgen: dispatch 32 1 1
-layout(local_size_x = 256) in;
-layout(set = 0, binding = 0, std430) readonly buffer X { float x[]; };
-layout(set = 0, binding = 1, std430) writeonly buffer Y { float y[]; };
-void main() {
-  uint i = gl_GlobalInvocationID.x;
-  if (i < 8192u) y[i] = abs(x[i]);
-}
-)";
-
-std::string fenced(const std::string& kernel) { return "```glsl\n" + kernel + "```\n"; }
-
-std::string quoted(const fs::path& path) { return "\"" + path.string() + "\""; }
 
 // Runs a shell command with its output in `log`; returns its exit status.
 int run(const std::string& command, const fs::path& log) {
@@ -71,7 +55,8 @@ void prepare_project() {
   fs::copy_file(KERNELGEN_E2E_RELU_REFERENCE, kProject / "relu" / "reference.cpp");
   write_file_atomic(kProject / "CMakeLists.txt", R"(cmake_minimum_required(VERSION 3.25)
 project(kernelgen_llm_end_to_end LANGUAGES CXX)
-add_subdirectory(")" + std::string(KERNELGEN_E2E_SOURCE_DIR) + R"(" kernelgen)
+add_subdirectory(")" + std::string(KERNELGEN_E2E_SOURCE_DIR) +
+                                                     R"(" kernelgen)
 kernelgen_add_op(relu
   REFERENCE   relu/reference.cpp
   DESCRIPTION "y = max(x, 0), elementwise"
@@ -84,13 +69,14 @@ kernelgen_add_op(relu
 }
 
 int configure(bool offline, const fs::path& log) {
-  return run(std::string(quoted(KERNELGEN_E2E_CMAKE)) + " -S " + quoted(kProject) + " -B " + quoted(kBuild) +
-                 " -G " + quoted(KERNELGEN_E2E_GENERATOR) + " -DCMAKE_CXX_COMPILER=" + quoted(KERNELGEN_E2E_CXX) +
-                 " -DCMAKE_BUILD_TYPE=" KERNELGEN_E2E_BUILD_TYPE
-                 " -DKERNELGEN_BUILD_CATALOG=OFF -DKERNELGEN_BUILD_TESTS=OFF -DKERNELGEN_BUILD_BENCHMARKS=OFF"
-                 " -DKERNELGEN_BUILD_OP_TESTS=OFF -DKERNELGEN_MODEL=openai/gpt-4o-mini -DKERNELGEN_CACHE_DIR=" +
-                 quoted(kCandidates) + " -DKERNELGEN_OFFLINE=" + (offline ? "ON" : "OFF"),
-             log);
+  return run(
+      std::string(quoted(KERNELGEN_E2E_CMAKE)) + " -S " + quoted(kProject) + " -B " + quoted(kBuild) +
+          " -G " + quoted(KERNELGEN_E2E_GENERATOR) + " -DCMAKE_CXX_COMPILER=" + quoted(KERNELGEN_E2E_CXX) +
+          " -DCMAKE_BUILD_TYPE=" KERNELGEN_E2E_BUILD_TYPE
+          " -DKERNELGEN_BUILD_CATALOG=OFF -DKERNELGEN_BUILD_TESTS=OFF -DKERNELGEN_BUILD_BENCHMARKS=OFF"
+          " -DKERNELGEN_BUILD_OP_TESTS=OFF -DKERNELGEN_MODEL=openai/gpt-4o-mini -DKERNELGEN_CACHE_DIR=" +
+          quoted(kCandidates) + " -DKERNELGEN_OFFLINE=" + (offline ? "ON" : "OFF"),
+      log);
 }
 
 int build(const fs::path& log) {
@@ -100,7 +86,8 @@ int build(const fs::path& log) {
 // Every regular file under `root` whose bytes contain `secret`.
 std::vector<fs::path> files_containing(const fs::path& root, const std::string& secret) {
   std::vector<fs::path> found;
-  for (const auto& entry : fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied)) {
+  for (const auto& entry :
+       fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied)) {
     if (!entry.is_regular_file()) continue;
     std::ifstream in(entry.path(), std::ios::binary);
     const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -124,10 +111,10 @@ class BuildEndToEnd : public ::testing::Test {
 
 TEST_F(BuildEndToEnd, BuildGeneratesValidatesAndChecksInTheKernelFromTheModel) {
   // Round 1: a wrong kernel and a reply without code; round 2: the right kernel and the wrong one again.
-  server_.enqueue(test::openai_reply(fenced(kWrongKernel), {1500, 300}, "stop", "gpt-4o-mini"));
-  server_.enqueue(test::openai_reply("Use max(x, 0) per element.", {1500, 20}, "stop", "gpt-4o-mini"));
-  server_.enqueue(test::openai_reply(fenced(kRightKernel), {2500, 300}, "stop", "gpt-4o-mini"));
-  server_.enqueue(test::openai_reply(fenced(kWrongKernel), {2500, 300}, "stop", "gpt-4o-mini"));
+  server_.enqueue(test::openai_reply(fenced(kLeakyReluKernel), {1500, 300}, "stop", "gpt-4o-mini"));
+  server_.enqueue(test::openai_reply(test::kReplyWithoutCode, {1500, 20}, "stop", "gpt-4o-mini"));
+  server_.enqueue(test::openai_reply(fenced(kReluKernel), {2500, 300}, "stop", "gpt-4o-mini"));
+  server_.enqueue(test::openai_reply(fenced(kLeakyReluKernel), {2500, 300}, "stop", "gpt-4o-mini"));
 
   const fs::path configure_log = kWork / "configure.log", build_log = kWork / "build.log";
   ASSERT_EQ(configure(false, configure_log), 0) << read_file(configure_log);
@@ -138,7 +125,7 @@ TEST_F(BuildEndToEnd, BuildGeneratesValidatesAndChecksInTheKernelFromTheModel) {
   const fs::path generated = kProject / "generated" / "relu";
   for (const char* file : {"kernel.comp", "kernel.spv", "manifest.json"})
     EXPECT_TRUE(fs::exists(generated / file)) << generated / file;
-  EXPECT_EQ(read_file(generated / "kernel.comp"), kRightKernel);
+  EXPECT_EQ(read_file(generated / "kernel.comp"), kReluKernel);
   const json manifest = json::parse(read_file(generated / "manifest.json"));
   EXPECT_EQ(manifest["author"], "openai/gpt-4o-mini");
   EXPECT_EQ(manifest["search"]["model"], "openai/gpt-4o-mini");
@@ -169,7 +156,8 @@ TEST_F(BuildEndToEnd, BuildGeneratesValidatesAndChecksInTheKernelFromTheModel) {
     EXPECT_EQ(request.header("authorization"), "Bearer " + kKey);
     EXPECT_EQ(request.json()["model"], "gpt-4o-mini");
   }
-  EXPECT_THAT(requests[2].json()["messages"][1]["content"].get<std::string>(), HasSubstr("INCORRECT_NUMERICAL"));
+  EXPECT_THAT(requests[2].json()["messages"][1]["content"].get<std::string>(),
+              HasSubstr("INCORRECT_NUMERICAL"));
 
   for (const fs::path& root : {kBuild, kProject, kCandidates})
     EXPECT_THAT(files_containing(root, kKey), ::testing::IsEmpty()) << "the API key leaked under " << root;

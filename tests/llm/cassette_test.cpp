@@ -19,10 +19,10 @@
 namespace kernelgen::llm {
 namespace {
 
+using nlohmann::json;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
-using nlohmann::json;
 
 const std::string kKey = "sk-test-cassette-SECRET-0123456789";
 const Prompt kPrompt{"system", "user", "1-test"};
@@ -37,7 +37,11 @@ ClientEnvironment quiet(Transport transport) {
 
 json entry(const std::string& key, const std::string& author, const std::string& body,
            const std::string& wire_format = "openai") {
-  return {{"key", key}, {"wire_format", wire_format}, {"author", author}, {"status", 200}, {"body", json::parse(body)}};
+  return {{"key", key},
+          {"wire_format", wire_format},
+          {"author", author},
+          {"status", 200},
+          {"body", json::parse(body)}};
 }
 
 std::filesystem::path write_cassette(const std::filesystem::path& dir, json entries) {
@@ -61,8 +65,9 @@ ProviderSettings live_settings(const test::FakeLlmServer& server) {
 
 TEST(Cassette, ReplayServesTheEntryOfEachKey) {
   test::ScratchDir dir;
-  const auto path = write_cassette(dir.path(), {entry("relu/r1/s0", "hand-written", test::openai_completion_body("zero")),
-                                                entry("relu/r1/s1", "hand-written", test::openai_completion_body("one"))});
+  const auto path =
+      write_cassette(dir.path(), {entry("relu/r1/s0", "hand-written", test::openai_completion_body("zero")),
+                                  entry("relu/r1/s1", "hand-written", test::openai_completion_body("one"))});
   const auto settings = replay_settings(path);
   const auto env = quiet(replay_transport(path));
   EXPECT_EQ(complete(settings, kPrompt, "relu/r1/s1", env).text, "one");
@@ -72,8 +77,9 @@ TEST(Cassette, ReplayServesTheEntryOfEachKey) {
 TEST(Cassette, ReplayMarksTheAuthorTheEntryNames) {
   test::ScratchDir dir;
   const auto path = write_cassette(
-      dir.path(), {entry("relu/r1/s0", "hand-written", test::openai_completion_body("a", {}, "stop", "hand-written")),
-                   entry("relu/r1/s1", "openai/gpt-4o", test::openai_completion_body("b", {7, 8, 0}))});
+      dir.path(),
+      {entry("relu/r1/s0", "hand-written", test::openai_completion_body("a", {}, "stop", "hand-written")),
+       entry("relu/r1/s1", "openai/gpt-4o", test::openai_completion_body("b", {7, 8, 0}))});
   const auto settings = replay_settings(path);
   const auto env = quiet(replay_transport(path));
   EXPECT_EQ(complete(settings, kPrompt, "relu/r1/s0", env).author, "hand-written");
@@ -96,7 +102,8 @@ TEST(Cassette, ReplayReadsTheEntrysWireFormat) {
 
 TEST(Cassette, MissingKeyIsA404NamingTheKeyAndHowToRecord) {
   test::ScratchDir dir;
-  const auto path = write_cassette(dir.path(), {entry("relu/r1/s0", "hand-written", test::openai_completion_body("a"))});
+  const auto path =
+      write_cassette(dir.path(), {entry("relu/r1/s0", "hand-written", test::openai_completion_body("a"))});
   std::atomic<int> calls{0};
   Transport replay = replay_transport(path);
   auto counting = [&](const HttpRequest& request) {
@@ -108,7 +115,8 @@ TEST(Cassette, MissingKeyIsA404NamingTheKeyAndHowToRecord) {
     FAIL() << "a missing key was served";
   } catch (const LlmError& error) {
     EXPECT_EQ(error.status(), 404);
-    EXPECT_THAT(error.what(), AllOf(HasSubstr("relu/r7/s3"), HasSubstr("KERNELGEN_RECORD"), HasSubstr(path.string())));
+    EXPECT_THAT(error.what(),
+                AllOf(HasSubstr("relu/r7/s3"), HasSubstr("KERNELGEN_RECORD"), HasSubstr(path.string())));
   }
   EXPECT_EQ(calls, 1);
 }
@@ -145,7 +153,8 @@ TEST(Cassette, MalformedCassetteIsAnErrorNamingTheFile) {
 
 TEST(Cassette, ShippedCassettesAreHandWrittenAndReplay) {
   for (const char* op : {"relu", "add", "matmul"}) {
-    const std::filesystem::path path = std::filesystem::path(KERNELGEN_TEST_CASSETTES_DIR) / (std::string(op) + ".json");
+    const std::filesystem::path path =
+        std::filesystem::path(KERNELGEN_TEST_CASSETTES_DIR) / (std::string(op) + ".json");
     const json cassette = json::parse(read_file(path));
     const auto settings = replay_settings(path);
     const auto env = quiet(replay_transport(path));
@@ -161,7 +170,8 @@ TEST(Cassette, ShippedCassettesAreHandWrittenAndReplay) {
 
 TEST(Cassette, RecordingWritesAnEntryThatReplaysTheSameCompletion) {
   test::FakeLlmServer server;
-  server.enqueue(test::openai_reply("```glsl\nvoid main() {}\n```", {900, 80, 12}, "stop", "gpt-4o-mini-2024-07-18"));
+  server.enqueue(
+      test::openai_reply("```glsl\nvoid main() {}\n```", {900, 80, 12}, "stop", "gpt-4o-mini-2024-07-18"));
   test::ScratchDir dir;
   const auto path = dir.path() / "relu.json";
   const Transport recording = recording_transport(curl_post, path, "openai", "openai/gpt-4o-mini");
@@ -174,7 +184,8 @@ TEST(Cassette, RecordingWritesAnEntryThatReplaysTheSameCompletion) {
   EXPECT_EQ(cassette["entries"][0]["wire_format"], "openai");
   EXPECT_THAT(read_file(path), Not(HasSubstr(kKey)));
 
-  const Completion replayed = complete(replay_settings(path), kPrompt, "relu/r1/s0", quiet(replay_transport(path)));
+  const Completion replayed =
+      complete(replay_settings(path), kPrompt, "relu/r1/s0", quiet(replay_transport(path)));
   EXPECT_EQ(replayed.text, live.text);
   EXPECT_EQ(replayed.finish_reason, live.finish_reason);
   EXPECT_EQ(replayed.model, live.model);
@@ -199,7 +210,8 @@ TEST(Cassette, RecordingReplacesAKeysEntryAndSkipsErrors) {
   const json cassette = json::parse(read_file(path));
   ASSERT_EQ(cassette["entries"].size(), 1u);
   EXPECT_EQ(replay_transport(path)({.key = "relu/r1/s0"}).body, cassette["entries"][0]["body"].dump());
-  EXPECT_EQ(complete(replay_settings(path), kPrompt, "relu/r1/s0", quiet(replay_transport(path))).text, "second");
+  EXPECT_EQ(complete(replay_settings(path), kPrompt, "relu/r1/s0", quiet(replay_transport(path))).text,
+            "second");
 }
 
 TEST(Cassette, ConcurrentRecordingKeepsEveryEntryAndTheFileAlwaysWhole) {

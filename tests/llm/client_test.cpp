@@ -14,13 +14,13 @@
 namespace kernelgen::llm {
 namespace {
 
+using test::error_reply;
+using test::FakeLlmServer;
+using test::ScriptedResponse;
 using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
-using test::error_reply;
-using test::FakeLlmServer;
-using test::ScriptedResponse;
 
 const std::string kKey = "sk-test-0123456789abcdefghijSECRET";
 const Prompt kPrompt{"You write Vulkan compute shaders.", "Write relu.", "1-test"};
@@ -277,7 +277,8 @@ TEST(Client, ConnectionRefusedIsRetriedThenReported) {
   Recorder recorder;
   const LlmError error = complete_error(settings, recorder);
   EXPECT_EQ(error.status(), 0);
-  EXPECT_THAT(error.what(), AllOf(HasSubstr("openai"), HasSubstr("connection failed"), HasSubstr("3 attempts")));
+  EXPECT_THAT(error.what(),
+              AllOf(HasSubstr("openai"), HasSubstr("connection failed"), HasSubstr("3 attempts")));
   EXPECT_EQ(recorder.delays.size(), 2u);
   EXPECT_EQ(recorder.log.size(), 2u);
 }
@@ -286,7 +287,8 @@ TEST(Client, MalformedJsonIsAnErrorMentioningMalformed) {
   FakeLlmServer server;
   server.enqueue({200, {}, "{\"choices\": [ this is not json"});
   Recorder recorder;
-  EXPECT_THAT(complete_error(openai(server), recorder).what(), AllOf(HasSubstr("openai"), HasSubstr("malformed")));
+  EXPECT_THAT(complete_error(openai(server), recorder).what(),
+              AllOf(HasSubstr("openai"), HasSubstr("malformed")));
   EXPECT_EQ(server.request_count(), 1u);
 }
 
@@ -296,7 +298,8 @@ TEST(Client, JsonWithoutChoicesIsMalformed) {
   server.enqueue({200, {}, R"({"type": "message"})"});
   Recorder recorder;
   EXPECT_THAT(complete_error(openai(server), recorder).what(), HasSubstr("malformed"));
-  EXPECT_THAT(complete_error(anthropic(server), recorder).what(), AllOf(HasSubstr("anthropic"), HasSubstr("malformed")));
+  EXPECT_THAT(complete_error(anthropic(server), recorder).what(),
+              AllOf(HasSubstr("anthropic"), HasSubstr("malformed")));
 }
 
 TEST(Client, UnauthorizedIsNotRetriedAndTheErrorNamesProviderStatusAndServerMessage) {
@@ -305,7 +308,8 @@ TEST(Client, UnauthorizedIsNotRetriedAndTheErrorNamesProviderStatusAndServerMess
   Recorder recorder;
   const LlmError error = complete_error(openai(server), recorder);
   EXPECT_EQ(error.status(), 401);
-  EXPECT_THAT(error.what(), AllOf(HasSubstr("openai"), HasSubstr("401"), HasSubstr("Incorrect API key provided.")));
+  EXPECT_THAT(error.what(),
+              AllOf(HasSubstr("openai"), HasSubstr("401"), HasSubstr("Incorrect API key provided.")));
   EXPECT_EQ(server.request_count(), 1u);
   EXPECT_TRUE(recorder.delays.empty());
 }
@@ -329,15 +333,16 @@ TEST(Client, ShouldRetryFalseStopsRetries) {
 // A server that quotes the credentials it received back in its error message, as some proxies do.
 test::FakeLlmServer::Responder echo_credentials(int status) {
   return [status](const test::ReceivedRequest& request, size_t) {
-    const std::string credentials =
-        request.header("authorization").empty() ? request.header("x-api-key") : request.header("authorization");
+    const std::string credentials = request.header("authorization").empty() ? request.header("x-api-key")
+                                                                            : request.header("authorization");
     return error_reply(status, "Credentials rejected: " + credentials);
   };
 }
 
 void expect_no_key(const LlmError& error, const Recorder& recorder) {
   EXPECT_THAT(error.what(), AllOf(Not(HasSubstr(kKey)), HasSubstr("[redacted]")));
-  for (const std::string& line : recorder.log) EXPECT_THAT(line, AllOf(Not(HasSubstr(kKey)), HasSubstr("[redacted]")));
+  for (const std::string& line : recorder.log)
+    EXPECT_THAT(line, AllOf(Not(HasSubstr(kKey)), HasSubstr("[redacted]")));
 }
 
 TEST(Client, KeyNeverAppearsInTheErrorNorInTheRetryLog) {

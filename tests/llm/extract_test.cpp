@@ -103,7 +103,9 @@ TEST(Extract, ClosingFenceIndentedFourSpacesIsContent) {
   EXPECT_EQ(blocks[0].code, "a\n    ```\n");
 }
 
-TEST(Extract, TwoCharacterFenceIsNotAFence) { EXPECT_TRUE(scan_code_blocks("``glsl\nx\n``\n").empty()); }
+TEST(Extract, TwoCharacterFenceIsNotAFence) {
+  EXPECT_TRUE(scan_code_blocks("``glsl\nx\n``\n").empty());
+}
 
 TEST(Extract, UnclosedFenceIsAFailureSayingTheReplyWasCutOff) {
   const Extraction e = extract_kernel("```glsl\n#version 450\nvoid main() {\n  y[i] = ");
@@ -128,15 +130,16 @@ TEST(Extract, EmptyBlockIsAFailure) {
 }
 
 TEST(Extract, AmongSeveralBlocksTheGlslOneIsTaken) {
-  const Extraction e =
-      extract_kernel("```cpp\nfloat relu(float x);\n```\nand\n```glsl\n" + kShader + "```\n```\nnotes\n```\n");
+  const Extraction e = extract_kernel("```cpp\nfloat relu(float x);\n```\nand\n```glsl\n" + kShader +
+                                      "```\n```\nnotes\n```\n");
   ASSERT_TRUE(e.ok) << e.error;
   EXPECT_EQ(e.code, kShader);
 }
 
 TEST(Extract, AmongSeveralGlslBlocksTheLastIsTaken) {
   const std::string revised = "#version 450\n// revised\nvoid main() {}\n";
-  const Extraction e = extract_kernel("First try:\n```glsl\n" + kShader + "```\nBetter:\n```glsl\n" + revised + "```\n");
+  const Extraction e =
+      extract_kernel("First try:\n```glsl\n" + kShader + "```\nBetter:\n```glsl\n" + revised + "```\n");
   ASSERT_TRUE(e.ok) << e.error;
   EXPECT_EQ(e.code, revised);
 }
@@ -164,7 +167,8 @@ TEST(Extract, HugeInputIsScanned) {
   const std::string filler = "This paragraph explains the kernel at length, line after line.\n";
   while (text.size() < 4u << 20) text += filler;
   std::string body;
-  for (int i = 0; i < 20000; ++i) body += "  y[" + std::to_string(i) + "] = max(x[" + std::to_string(i) + "], 0.0);\n";
+  for (int i = 0; i < 20000; ++i)
+    body += "  y[" + std::to_string(i) + "] = max(x[" + std::to_string(i) + "], 0.0);\n";
   text += "```glsl\n" + body + "```\n" + text;
   const Extraction e = extract_kernel(text);
   ASSERT_TRUE(e.ok) << e.error;

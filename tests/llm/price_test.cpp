@@ -66,14 +66,16 @@ TEST(Price, ParsesATable) {
 TEST(Price, MalformedTableIsAnErrorNamingTheEntry) {
   EXPECT_THAT(parse_error("not json"), HasSubstr("models"));
   EXPECT_THAT(parse_error(R"({"prices": {}})"), HasSubstr("models"));
-  EXPECT_THAT(parse_error(R"({"models": {"openai/x": {"input": "cheap", "output": 1}}})"), HasSubstr("openai/x"));
+  EXPECT_THAT(parse_error(R"({"models": {"openai/x": {"input": "cheap", "output": 1}}})"),
+              HasSubstr("openai/x"));
   EXPECT_THAT(parse_error(R"({"models": {"openai/y": {"input": 1}}})"), HasSubstr("openai/y"));
 }
 
 TEST(Price, OverrideFileAddsAndReplacesShippedEntries) {
   test::ScratchDir dir;
   const auto path = dir.path() / "prices.json";
-  std::ofstream(path) << R"({"models": {"openai/gpt-4o": {"input": 1, "output": 2}, "openai/local": {"input": 0, "output": 0}}})";
+  std::ofstream(path)
+      << R"({"models": {"openai/gpt-4o": {"input": 1, "output": 2}, "openai/local": {"input": 0, "output": 0}}})";
   test::ScopedEnv env("KERNELGEN_PRICES", path.c_str());
   const PriceTable prices = load_prices();
   EXPECT_DOUBLE_EQ(prices.at("openai/gpt-4o").input_per_million, 1);
@@ -91,7 +93,8 @@ TEST(Price, MalformedOverrideFileIsAnErrorNamingTheFile) {
     load_prices();
     FAIL() << "load_prices accepted a malformed override";
   } catch (const std::invalid_argument& error) {
-    EXPECT_THAT(error.what(), AllOf(HasSubstr("KERNELGEN_PRICES"), HasSubstr(path.string()), HasSubstr("openai/gpt-4o")));
+    EXPECT_THAT(error.what(),
+                AllOf(HasSubstr("KERNELGEN_PRICES"), HasSubstr(path.string()), HasSubstr("openai/gpt-4o")));
   }
 }
 

@@ -1,4 +1,5 @@
-// The retry policy of the official SDKs, as pure functions: which responses are retried, and how long to wait.
+// The retry policy of the official SDKs, as pure functions: which responses are retried, and how long to
+// wait.
 #include "kernelgen/llm/retry.hpp"
 
 #include <gtest/gtest.h>
@@ -28,7 +29,8 @@ std::string http_date(std::time_t when) {
 const RetryPolicy kPolicy;
 
 TEST(Retry, RetriesTimeoutConflictRateLimitServerErrorsAndOverload) {
-  for (int status : {408, 409, 429, 500, 502, 503, 504, 529}) EXPECT_TRUE(is_retryable(response(status))) << status;
+  for (int status : {408, 409, 429, 500, 502, 503, 504, 529})
+    EXPECT_TRUE(is_retryable(response(status))) << status;
 }
 
 TEST(Retry, DoesNotRetryClientErrors) {
@@ -66,7 +68,8 @@ TEST(Retry, HonoursRetryAfterMs) {
 }
 
 TEST(Retry, RetryAfterMsWinsOverRetryAfter) {
-  EXPECT_DOUBLE_EQ(*retry_delay(response(429, {{"retry-after-ms", "250"}, {"retry-after", "7"}}), 0, kPolicy, 0), 0.25);
+  EXPECT_DOUBLE_EQ(
+      *retry_delay(response(429, {{"retry-after-ms", "250"}, {"retry-after", "7"}}), 0, kPolicy, 0), 0.25);
 }
 
 TEST(Retry, HonoursRetryAfterInSeconds) {

@@ -15,46 +15,29 @@
 #include "kernelgen/device.hpp"
 #include "kernelgen/files.hpp"
 #include "kernelgen/prompt.hpp"
+#include "relu_replies.hpp"
 
 namespace kernelgen {
 namespace {
 
+using nlohmann::json;
+using test::fenced;
+using test::kLeakyReluKernel;
+using test::kReluKernel;
+using test::kReplyWithoutCode;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
-using nlohmann::json;
 
 const std::string kKey = "sk-test-search-SECRET-9876543210";
 
-const std::string kRightKernel = R"(#version 450
-// kernelgen: dispatch 32 1 1
-layout(local_size_x = 256) in;
-layout(set = 0, binding = 0, std430) readonly buffer X { float x[]; };
-layout(set = 0, binding = 1, std430) writeonly buffer Y { float y[]; };
-void main() {
-  uint i = gl_GlobalInvocationID.x;
-  if (i < 8192u) y[i] = max(x[i], 0.0);
-}
-)";
-// Leaky: wrong for every negative input.
-const std::string kWrongKernel = R"(#version 450
-// kernelgen: dispatch 32 1 1
-layout(local_size_x = 256) in;
-layout(set = 0, binding = 0, std430) readonly buffer X { float x[]; };
-layout(set = 0, binding = 1, std430) writeonly buffer Y { float y[]; };
-void main() {
-  uint i = gl_GlobalInvocationID.x;
-  if (i < 8192u) y[i] = x[i] > 0.0 ? x[i] : 0.01 * x[i];
-}
-)";
-const std::string kNoCode = "I would take the maximum of each element and zero, in parallel over all elements.";
 const test::FakeUsage kUsage{1000, 200, 0};
-
-std::string fenced(const std::string& kernel) { return "Here is the kernel.\n\n```glsl\n" + kernel + "```\n"; }
 
 class Search : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { device_ = std::make_unique<Device>(DeviceOptions{.robust_buffer_access = true}); }
+  static void SetUpTestSuite() {
+    device_ = std::make_unique<Device>(DeviceOptions{.robust_buffer_access = true});
+  }
   static void TearDownTestSuite() { device_.reset(); }
 
   void SetUp() override {
@@ -81,14 +64,17 @@ class Search : public ::testing::Test {
     config_.timing_runs = 3;
   }
 
-  SearchOutcome search() { return run_search(*device_, spec_, reference_, reference_text_, hash_, {}, config_); }
+  SearchOutcome search() {
+    return run_search(*device_, spec_, reference_, reference_text_, hash_, {}, config_);
+  }
 
   std::vector<json> records() const { return load_records(log_.path()); }
 
   std::vector<std::string> record_files(const std::string& prefix) const {
     std::vector<std::string> names;
     for (const auto& file : std::filesystem::directory_iterator(log_.path()))
-      if (file.path().filename().string().rfind(prefix, 0) == 0) names.push_back(file.path().filename().string());
+      if (file.path().filename().string().rfind(prefix, 0) == 0)
+        names.push_back(file.path().filename().string());
     return names;
   }
 
@@ -110,10 +96,10 @@ class Search : public ::testing::Test {
 std::unique_ptr<Device> Search::device_;
 
 TEST_F(Search, RejectsRoundOneFeedsItBackAndAcceptsRoundTwo) {
-  server_.enqueue(test::openai_reply(kNoCode, kUsage));
-  server_.enqueue(test::openai_reply(fenced(kWrongKernel), kUsage));
-  server_.enqueue(test::openai_reply(fenced(kRightKernel), kUsage));
-  server_.enqueue(test::openai_reply(kNoCode, kUsage));
+  server_.enqueue(test::openai_reply(kReplyWithoutCode, kUsage));
+  server_.enqueue(test::openai_reply(fenced(kLeakyReluKernel), kUsage));
+  server_.enqueue(test::openai_reply(fenced(kReluKernel), kUsage));
+  server_.enqueue(test::openai_reply(kReplyWithoutCode, kUsage));
 
   const SearchOutcome outcome = search();
 
@@ -121,7 +107,7 @@ TEST_F(Search, RejectsRoundOneFeedsItBackAndAcceptsRoundTwo) {
   EXPECT_EQ(outcome.rounds_run, 2);
   EXPECT_EQ(outcome.candidates, 4);
   EXPECT_EQ(outcome.best->round, 2);
-  EXPECT_EQ(outcome.best->glsl, kRightKernel);
+  EXPECT_EQ(outcome.best->glsl, kReluKernel);
   EXPECT_EQ(outcome.best->author, "openai/gpt-4o-mini");
   EXPECT_EQ(outcome.best->model, "openai/gpt-4o-mini");
   EXPECT_FALSE(outcome.best->parent.empty());
@@ -137,23 +123,24 @@ TEST_F(Search, RejectsRoundOneFeedsItBackAndAcceptsRoundTwo) {
 }
 
 TEST_F(Search, WritesARecordPerCandidateWithItsVerdict) {
-  server_.enqueue(test::openai_reply(kNoCode, kUsage));
-  server_.enqueue(test::openai_reply(fenced(kWrongKernel), kUsage));
-  server_.enqueue(test::openai_reply(fenced(kRightKernel), kUsage));
-  server_.enqueue(test::openai_reply(kNoCode, kUsage));
+  server_.enqueue(test::openai_reply(kReplyWithoutCode, kUsage));
+  server_.enqueue(test::openai_reply(fenced(kLeakyReluKernel), kUsage));
+  server_.enqueue(test::openai_reply(fenced(kReluKernel), kUsage));
+  server_.enqueue(test::openai_reply(kReplyWithoutCode, kUsage));
   search();
 
   EXPECT_EQ(record_files("c_").size(), 1u);
   EXPECT_EQ(record_files("r_").size(), 3u);
   std::multiset<std::string> statuses;
   for (const json& record : records()) statuses.insert(record["verdict_status"].get<std::string>());
-  EXPECT_EQ(statuses, (std::multiset<std::string>{"COMPILE_ERROR", "COMPILE_ERROR", "INCORRECT_NUMERICAL", "PASSED"}));
+  EXPECT_EQ(statuses,
+            (std::multiset<std::string>{"COMPILE_ERROR", "COMPILE_ERROR", "INCORRECT_NUMERICAL", "PASSED"}));
   for (const std::string& name : record_files("c_")) EXPECT_THAT(name, HasSubstr(spec_slug(spec_)));
 }
 
 TEST_F(Search, RecordHoldsPromptCompletionUsageAndCost) {
-  server_.enqueue(test::openai_reply(fenced(kWrongKernel), kUsage));
-  server_.enqueue(test::openai_reply(fenced(kWrongKernel), kUsage));
+  server_.enqueue(test::openai_reply(fenced(kLeakyReluKernel), kUsage));
+  server_.enqueue(test::openai_reply(fenced(kLeakyReluKernel), kUsage));
   config_.rounds = 1;
   search();
 
@@ -170,10 +157,10 @@ TEST_F(Search, RecordHoldsPromptCompletionUsageAndCost) {
   EXPECT_EQ(record["spec_hash"], hash_);
   EXPECT_THAT(record["prompt"]["system"].get<std::string>(), Not(::testing::IsEmpty()));
   EXPECT_THAT(record["prompt"]["user"].get<std::string>(), AllOf(HasSubstr("relu"), HasSubstr("cwiseMax")));
-  EXPECT_EQ(record["completion"]["text"], fenced(kWrongKernel));
+  EXPECT_EQ(record["completion"]["text"], fenced(kLeakyReluKernel));
   EXPECT_EQ(record["completion"]["finish_reason"], "stop");
   EXPECT_EQ(record["completion"]["raw"]["id"], "chatcmpl-fake");
-  EXPECT_EQ(record["glsl"], kWrongKernel);
+  EXPECT_EQ(record["glsl"], kLeakyReluKernel);
   EXPECT_FALSE(record["spirv_hash"].get<std::string>().empty());
   EXPECT_EQ(record["usage"]["prompt_tokens"], 1000);
   EXPECT_EQ(record["usage"]["completion_tokens"], 200);
@@ -183,27 +170,30 @@ TEST_F(Search, RecordHoldsPromptCompletionUsageAndCost) {
 }
 
 TEST_F(Search, RoundTwoPromptCarriesRoundOneVerdicts) {
-  server_.enqueue(test::openai_reply(kNoCode, kUsage));
-  server_.enqueue(test::openai_reply(fenced(kWrongKernel), kUsage));
-  server_.enqueue(test::openai_reply(fenced(kRightKernel), kUsage));
-  server_.enqueue(test::openai_reply(fenced(kRightKernel), kUsage));
+  server_.enqueue(test::openai_reply(kReplyWithoutCode, kUsage));
+  server_.enqueue(test::openai_reply(fenced(kLeakyReluKernel), kUsage));
+  server_.enqueue(test::openai_reply(fenced(kReluKernel), kUsage));
+  server_.enqueue(test::openai_reply(fenced(kReluKernel), kUsage));
   search();
 
   const auto requests = server_.requests();
   ASSERT_EQ(requests.size(), 4u);
   for (size_t i = 0; i < 2; ++i)
-    EXPECT_THAT(requests[i].json()["messages"][1]["content"].get<std::string>(), Not(HasSubstr("Earlier attempts")));
+    EXPECT_THAT(requests[i].json()["messages"][1]["content"].get<std::string>(),
+                Not(HasSubstr("Earlier attempts")));
   for (size_t i = 2; i < 4; ++i) {
     const std::string user = requests[i].json()["messages"][1]["content"].get<std::string>();
-    EXPECT_THAT(user, AllOf(HasSubstr("Earlier attempts that were rejected"), HasSubstr("no fenced code block"),
-                            HasSubstr("INCORRECT_NUMERICAL"), HasSubstr("0.01 * x[i]")));
+    EXPECT_THAT(user,
+                AllOf(HasSubstr("Earlier attempts that were rejected"), HasSubstr("no fenced code block"),
+                      HasSubstr("INCORRECT_NUMERICAL"), HasSubstr("0.01 * x[i]")));
   }
 }
 
 TEST_F(Search, BudgetStopsTheSearchBeforeTheNextRound) {
   config_.prices = {{"openai/gpt-4o-mini", {1000.0, 1000.0}}};  // $1.20 a reply
   config_.budget_usd = 2.0;
-  server_.set_responder([](const test::ReceivedRequest&, size_t) { return test::openai_reply(kNoCode, kUsage); });
+  server_.set_responder(
+      [](const test::ReceivedRequest&, size_t) { return test::openai_reply(kReplyWithoutCode, kUsage); });
   const SearchOutcome outcome = search();
   EXPECT_FALSE(outcome.best.has_value());
   EXPECT_EQ(outcome.rounds_run, 1);
@@ -214,7 +204,8 @@ TEST_F(Search, BudgetStopsTheSearchBeforeTheNextRound) {
 
 TEST_F(Search, TokenBudgetStopsTheSearchBeforeTheNextRound) {
   config_.token_budget = 2000;
-  server_.set_responder([](const test::ReceivedRequest&, size_t) { return test::openai_reply(kNoCode, kUsage); });
+  server_.set_responder(
+      [](const test::ReceivedRequest&, size_t) { return test::openai_reply(kReplyWithoutCode, kUsage); });
   const SearchOutcome outcome = search();
   EXPECT_EQ(outcome.rounds_run, 1);
   EXPECT_THAT(outcome.stop_reason, HasSubstr("token budget"));
@@ -224,15 +215,18 @@ TEST_F(Search, TokenBudgetStopsTheSearchBeforeTheNextRound) {
 TEST_F(Search, UnknownPriceMakesTheCostUnknownNotZero) {
   config_.prices = {};
   config_.rounds = 1;
-  server_.set_responder([](const test::ReceivedRequest&, size_t) { return test::openai_reply(kNoCode, kUsage); });
+  server_.set_responder(
+      [](const test::ReceivedRequest&, size_t) { return test::openai_reply(kReplyWithoutCode, kUsage); });
   const SearchOutcome outcome = search();
   EXPECT_TRUE(outcome.totals.cost_unknown);
   for (const json& record : records()) EXPECT_EQ(record["cost_usd"], "unknown");
 }
 
 TEST_F(Search, TruncatedCompletionIsARejectionNotACrash) {
-  const std::string cut = "```glsl\n#version 450\n// kernelgen: dispatch 32 1 1\nlayout(local_size_x = 256) in;\nvoid ma";
-  server_.set_responder([&](const test::ReceivedRequest&, size_t) { return test::openai_reply(cut, kUsage, "length"); });
+  const std::string cut =
+      "```glsl\n#version 450\n// kernelgen: dispatch 32 1 1\nlayout(local_size_x = 256) in;\nvoid ma";
+  server_.set_responder(
+      [&](const test::ReceivedRequest&, size_t) { return test::openai_reply(cut, kUsage, "length"); });
   config_.rounds = 1;
   const SearchOutcome outcome = search();
   EXPECT_FALSE(outcome.best.has_value());
@@ -263,7 +257,7 @@ TEST_F(Search, SamplesAreRequestedConcurrently) {
   constexpr int kSamples = 4;
   constexpr double kLatency = 0.3;
   server_.set_responder([](const test::ReceivedRequest&, size_t) {
-    test::ScriptedResponse reply = test::openai_reply(kNoCode, kUsage);
+    test::ScriptedResponse reply = test::openai_reply(kReplyWithoutCode, kUsage);
     reply.delay_s = kLatency;
     return reply;
   });
@@ -278,7 +272,8 @@ TEST_F(Search, SamplesAreRequestedConcurrently) {
 }
 
 TEST_F(Search, ProgressIsReportedAfterEachCandidate) {
-  server_.set_responder([](const test::ReceivedRequest&, size_t) { return test::openai_reply(kNoCode, kUsage); });
+  server_.set_responder(
+      [](const test::ReceivedRequest&, size_t) { return test::openai_reply(kReplyWithoutCode, kUsage); });
   config_.rounds = 1;
   std::vector<std::string> lines;
   config_.on_progress = [&](const SearchProgress& progress) { lines.push_back(describe_progress(progress)); };

@@ -15,7 +15,8 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 // The environment as a map, for SettingSources::environment.
-std::function<std::optional<std::string>(const std::string&)> environment(std::map<std::string, std::string> values) {
+std::function<std::optional<std::string>(const std::string&)> environment(
+    std::map<std::string, std::string> values) {
   return [values](const std::string& name) -> std::optional<std::string> {
     auto found = values.find(name);
     if (found == values.end()) return std::nullopt;
@@ -70,8 +71,10 @@ TEST(Settings, DotenvReadsCrlfLines) {
 TEST(Settings, ExplicitWinsOverEnvironmentWhichWinsOverDotenv) {
   SettingSources sources;
   sources.explicit_values = {{"OPENAI_BASE_URL", "http://explicit/v1"}};
-  sources.environment = environment({{"OPENAI_BASE_URL", "http://environment/v1"}, {"OPENAI_API_KEY", "sk-env"}});
-  sources.dotenv = {{"OPENAI_BASE_URL", "http://dotenv/v1"}, {"OPENAI_API_KEY", "sk-dotenv"},
+  sources.environment =
+      environment({{"OPENAI_BASE_URL", "http://environment/v1"}, {"OPENAI_API_KEY", "sk-env"}});
+  sources.dotenv = {{"OPENAI_BASE_URL", "http://dotenv/v1"},
+                    {"OPENAI_API_KEY", "sk-dotenv"},
                     {"KERNELGEN_MODEL", "openai/from-dotenv"}};
   EXPECT_EQ(sources.get("OPENAI_BASE_URL"), "http://explicit/v1");
   EXPECT_EQ(sources.get("OPENAI_API_KEY"), "sk-env");
@@ -159,7 +162,8 @@ TEST(Settings, MalformedNumberNamesTheSetting) {
   SettingSources sources;
   sources.environment = environment({{"OPENAI_API_KEY", "sk-env"}});
   sources.explicit_values = {{"KERNELGEN_TIMEOUT_S", "ten"}};
-  EXPECT_THAT(resolve_error("openai/gpt-4o", sources), AllOf(HasSubstr("KERNELGEN_TIMEOUT_S"), HasSubstr("ten")));
+  EXPECT_THAT(resolve_error("openai/gpt-4o", sources),
+              AllOf(HasSubstr("KERNELGEN_TIMEOUT_S"), HasSubstr("ten")));
   sources.explicit_values = {{"KERNELGEN_MAX_OUTPUT_TOKENS", "lots"}};
   EXPECT_THAT(resolve_error("openai/gpt-4o", sources), HasSubstr("KERNELGEN_MAX_OUTPUT_TOKENS"));
 }

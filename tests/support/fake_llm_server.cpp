@@ -49,8 +49,8 @@ FakeLlmServer::FakeLlmServer() : server_(std::make_unique<httplib::Server>()) {
     for (const auto& [name, value] : answer.headers) response.set_header(name, value);
     if (answer.action == ScriptedResponse::Action::close_connection) {
       // Headers promise a body; the provider refuses to write it, so httplib drops the connection.
-      response.set_content_provider(
-          1024, "application/json", [](size_t, size_t, httplib::DataSink&) { return false; });
+      response.set_content_provider(1024, "application/json",
+                                    [](size_t, size_t, httplib::DataSink&) { return false; });
       return;
     }
     response.set_content(answer.body, "application/json");
@@ -74,7 +74,9 @@ FakeLlmServer::~FakeLlmServer() {
   thread_.join();
 }
 
-std::string FakeLlmServer::base_url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/v1"; }
+std::string FakeLlmServer::base_url() const {
+  return "http://127.0.0.1:" + std::to_string(port_) + "/v1";
+}
 
 void FakeLlmServer::enqueue(ScriptedResponse response) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -137,8 +139,8 @@ void FakeLlmServer::handle(const std::string& path, const std::map<std::string, 
   --in_flight_;
 }
 
-std::string openai_completion_body(const std::string& text, const FakeUsage& usage, const std::string& finish_reason,
-                                   const std::string& model) {
+std::string openai_completion_body(const std::string& text, const FakeUsage& usage,
+                                   const std::string& finish_reason, const std::string& model) {
   json body = {{"id", "chatcmpl-fake"},
                {"object", "chat.completion"},
                {"created", 1700000000},
@@ -155,8 +157,8 @@ std::string openai_completion_body(const std::string& text, const FakeUsage& usa
   return body.dump();
 }
 
-std::string anthropic_message_body(const std::string& text, const FakeUsage& usage, const std::string& stop_reason,
-                                   const std::string& model) {
+std::string anthropic_message_body(const std::string& text, const FakeUsage& usage,
+                                   const std::string& stop_reason, const std::string& model) {
   return json{{"id", "msg_fake"},
               {"type", "message"},
               {"role", "assistant"},
@@ -168,18 +170,19 @@ std::string anthropic_message_body(const std::string& text, const FakeUsage& usa
       .dump();
 }
 
-ScriptedResponse openai_reply(const std::string& text, const FakeUsage& usage, const std::string& finish_reason,
-                              const std::string& model) {
+ScriptedResponse openai_reply(const std::string& text, const FakeUsage& usage,
+                              const std::string& finish_reason, const std::string& model) {
   return {200, {}, openai_completion_body(text, usage, finish_reason, model)};
 }
 
-ScriptedResponse anthropic_reply(const std::string& text, const FakeUsage& usage, const std::string& stop_reason,
-                                 const std::string& model) {
+ScriptedResponse anthropic_reply(const std::string& text, const FakeUsage& usage,
+                                 const std::string& stop_reason, const std::string& model) {
   return {200, {}, anthropic_message_body(text, usage, stop_reason, model)};
 }
 
 ScriptedResponse error_reply(int status, const std::string& message,
-                             std::vector<std::pair<std::string, std::string>> headers, const std::string& code) {
+                             std::vector<std::pair<std::string, std::string>> headers,
+                             const std::string& code) {
   json error = {{"message", message}, {"type", status == 429 ? "rate_limit_error" : "api_error"}};
   error["code"] = code.empty() ? json() : json(code);
   return {status, std::move(headers), json{{"error", error}}.dump()};

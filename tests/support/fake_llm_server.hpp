@@ -77,8 +77,8 @@ class FakeLlmServer {
   int max_in_flight() const;
 
  private:
-  void handle(const std::string& path, const std::map<std::string, std::string>& headers, const std::string& body,
-              ScriptedResponse* answer);
+  void handle(const std::string& path, const std::map<std::string, std::string>& headers,
+              const std::string& body, ScriptedResponse* answer);
   // Waits up to `seconds`, or until the server stops; false when it stopped.
   bool wait(double seconds);
 
@@ -103,7 +103,8 @@ struct FakeUsage {
   int64_t reasoning_tokens = 0;
 };
 std::string openai_completion_body(const std::string& text, const FakeUsage& usage = {},
-                                   const std::string& finish_reason = "stop", const std::string& model = "gpt-4o");
+                                   const std::string& finish_reason = "stop",
+                                   const std::string& model = "gpt-4o");
 std::string anthropic_message_body(const std::string& text, const FakeUsage& usage = {},
                                    const std::string& stop_reason = "end_turn",
                                    const std::string& model = "claude-sonnet-4-5");

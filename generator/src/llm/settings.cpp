@@ -61,7 +61,8 @@ double positive_number(const std::string& name, const std::string& text, bool in
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used == 0 || used != text.size() || !(value > 0) || (integer && (value != std::floor(value) || value > 1e9)))
+  if (used == 0 || used != text.size() || !(value > 0) ||
+      (integer && (value != std::floor(value) || value > 1e9)))
     throw std::invalid_argument(name + "=" + text + " is not a positive " + (integer ? "integer" : "number"));
   return value;
 }
@@ -97,7 +98,8 @@ ProviderSettings resolve_settings(const std::string& model, const SettingSources
                                 "_API_KEY: set it in the environment or in a .env file (never in CMake arguments, "
                                 "which are stored in CMakeCache.txt)");
   if (auto tokens = sources.get("KERNELGEN_MAX_OUTPUT_TOKENS"))
-    settings.max_output_tokens = static_cast<int>(positive_number("KERNELGEN_MAX_OUTPUT_TOKENS", *tokens, true));
+    settings.max_output_tokens =
+        static_cast<int>(positive_number("KERNELGEN_MAX_OUTPUT_TOKENS", *tokens, true));
   if (auto timeout = sources.get("KERNELGEN_TIMEOUT_S"))
     settings.total_timeout_s = positive_number("KERNELGEN_TIMEOUT_S", *timeout, false);
   return settings;
