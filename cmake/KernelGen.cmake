@@ -330,13 +330,16 @@ function(kernelgen_add_op name)
   configure_file("${_KERNELGEN_TEMPLATES}/op.hpp.in" "${dir}/include/kernelgen/ops/${name}.hpp" @ONLY)
   configure_file("${_KERNELGEN_TEMPLATES}/op.cpp.in" "${dir}/op.cpp" @ONLY)
 
-  set(checked_in "")
-  foreach(file manifest.json kernel.comp kernel.spv)
-    if(EXISTS "${generated_dir}/${file}")
-      list(APPEND checked_in "${generated_dir}/${file}")
-    endif()
-  endforeach()
+  # The checked-in files are dependencies of the build step. The glob is re-checked on every build, so that
+  # deleting or adding files in generated/<op>/ re-runs configuration; a kernel that lost a file also loses
+  # its emitted kernel data, which makes the build step run and say what is wrong.
   set(kernel_data "${dir}/kernel_data.cpp")
+  file(GLOB checked_in CONFIGURE_DEPENDS "${generated_dir}/manifest.json" "${generated_dir}/kernel.comp"
+       "${generated_dir}/kernel.spv")
+  list(LENGTH checked_in checked_in_count)
+  if(NOT checked_in_count EQUAL 3)
+    file(REMOVE "${kernel_data}")
+  endif()
   _kernelgen_tool_settings(tool_settings)
   add_custom_command(OUTPUT "${kernel_data}"
     COMMAND kernelgen_tool build-op --spec "${dir}/spec.json" --out "${kernel_data}" ${tool_settings}

@@ -57,8 +57,16 @@ FakeLlmServer::FakeLlmServer() : server_(std::make_unique<httplib::Server>()) {
   };
   server_->Post("/v1/chat/completions", route);
   server_->Post("/v1/messages", route);
+  int listening = -1;
+  server_->set_socket_options([&listening](socket_t socket) {
+    httplib::default_socket_options(socket);
+    listening = socket;
+  });
   port_ = server_->bind_to_any_port("127.0.0.1");
   if (port_ <= 0) throw std::runtime_error("fake LLM server: cannot bind a port on 127.0.0.1");
+  // httplib 0.11 listens with a backlog of 5: more simultaneous connections than that, with the accept loop
+  // slowed by a loaded machine, get their SYN dropped and retried a second later. Listening again widens it.
+  ::listen(listening, SOMAXCONN);
   thread_ = std::thread([this] { server_->listen_after_bind(); });
   // stop() is a no-op before the server runs, so do not hand it out before.
   while (!server_->is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
