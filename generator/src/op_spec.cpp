@@ -208,15 +208,21 @@ std::string shapes(const std::vector<TensorSpec>& tensors) {
   std::string text;
   for (size_t t = 0; t < tensors.size(); ++t) {
     if (t) text += "_";
-    for (size_t d = 0; d < tensors[t].shape.size(); ++d) {
-      if (d) text += 'x';
-      text += std::to_string(tensors[t].shape[d]);
-    }
+    text += join_extents(tensors[t].shape, 'x');
   }
   return text;
 }
 
 }  // namespace
+
+std::string join_extents(const std::vector<int64_t>& shape, char separator) {
+  std::string text;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (d) text += separator;
+    text += std::to_string(shape[d]);
+  }
+  return text;
+}
 
 std::string spec_slug(const OpSpec& spec) {
   std::string slug = spec.name + "_i" + shapes(spec.inputs) + "_o" + shapes(spec.outputs);

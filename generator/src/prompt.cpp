@@ -17,9 +17,9 @@ void replace_all(std::string& text, const std::string& placeholder, const std::s
 }
 
 std::string shape_text(const TensorSpec& tensor) {
-  std::string text = tensor.name + ": f32[";
-  for (size_t d = 0; d < tensor.shape.size(); ++d) text += (d ? "," : "") + std::to_string(tensor.shape[d]);
-  return text + "] (" + std::to_string(tensor.elements()) + " elements)";
+  std::string text = tensor.name;
+  text.append(": f32[").append(join_extents(tensor.shape, ',')).append("] (");
+  return text.append(std::to_string(tensor.elements())).append(" elements)");
 }
 
 std::string number(double value) {

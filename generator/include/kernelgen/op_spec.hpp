@@ -56,6 +56,9 @@ nlohmann::json to_json(const OpSpec& spec);
 // checked in under another spec hash is stale.
 std::string spec_hash(const OpSpec& spec, const std::string& reference_text, const std::string& prompt_version);
 
+// The extents joined by a separator: {4, 8, 16} and 'x' give "4x8x16".
+std::string join_extents(const std::vector<int64_t>& shape, char separator);
+
 // e.g. relu_i4x8x16x16_o4x8x16x16 (the seed's cache naming, without status and hash)
 std::string spec_slug(const OpSpec& spec);
 

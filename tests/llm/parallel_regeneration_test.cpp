@@ -1,0 +1,55 @@
+// `cmake --build -j` may run several ops' build steps at once: three catalog ops regenerated from their
+// cassettes by three concurrent kernelgen processes, into one candidate log, must each end with a complete
+// generated/<op>/ and every record intact.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+
+#include "generator/scratch_dir.hpp"
+#include "kernelgen/files.hpp"
+#include "kernelgen/manifest.hpp"
+#include "kernelgen/op_spec.hpp"
+#include "kernelgen/prompt.hpp"
+#include "kernelgen/record.hpp"
+
+namespace kernelgen {
+namespace {
+
+const char* const kOps[] = {"relu", "add", "matmul"};
+
+TEST(ParallelRegeneration, ConcurrentBuildStepsLeaveEveryKernelAndRecordIntact) {
+  test::ScratchDir scratch;
+  const auto log = scratch.path() / "log";
+  std::string command = "set -e; pids=;";
+  for (const char* op : kOps) {
+    auto spec = nlohmann::json::parse(read_file(std::string(KERNELGEN_TEST_SPECS_DIR) + "/" + op + "/spec.json"));
+    spec["generated_dir"] = (scratch.path() / "generated" / op).string();
+    const auto spec_path = scratch.path() / (std::string(op) + ".json");
+    write_file_atomic(spec_path, spec.dump());
+    command += std::string(" \"") + KERNELGEN_TEST_TOOL + "\" build-op --spec \"" + spec_path.string() + "\" --out \"" +
+               (scratch.path() / (std::string(op) + ".cpp")).string() +
+               "\" --set KERNELGEN_MODEL=replay --cassette-dir \"" + KERNELGEN_TEST_CASSETTES_DIR + "\" --log-dir \"" +
+               log.string() + "\" 2>/dev/null & pids=\"$pids $!\";";
+  }
+  command += " for pid in $pids; do wait $pid; done";
+  ASSERT_EQ(std::system(("bash -c '" + command + "'").c_str()), 0) << command;
+
+  for (const char* op : kOps) {
+    const OpSpec spec = load_op_spec((scratch.path() / (std::string(op) + ".json")).string());
+    const auto hash = spec_hash(spec, read_file(spec.reference_path), prompt_template_version());
+    const StoreCheck check = check_generated(spec.generated_dir, hash);
+    EXPECT_EQ(check.state, StoreCheck::State::current) << op << ": " << check.problem;
+    EXPECT_TRUE(std::filesystem::exists(scratch.path() / (std::string(op) + ".cpp"))) << op;
+  }
+  const auto records = load_records(log);
+  EXPECT_EQ(records.size(), 12u);  // each cassette holds four completions
+  int correct = 0;
+  for (const auto& record : records) correct += record["status"] == "correct";
+  EXPECT_EQ(correct, 6);
+  for (const auto& entry : std::filesystem::directory_iterator(log))
+    EXPECT_NE(entry.path().filename().string().front(), '.') << "a temporary file was left behind: " << entry.path();
+}
+
+}  // namespace
+}  // namespace kernelgen
