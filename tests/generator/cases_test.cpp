@@ -12,6 +12,8 @@
 #include <set>
 #include <string>
 
+#include "runtime/scoped_env.hpp"
+
 namespace kernelgen {
 namespace {
 
@@ -137,52 +139,31 @@ TEST(Cases, EdgeCasesHoldExactValues) {
   for (size_t i = 0; i < 24; ++i) EXPECT_EQ(x("ramp")[i], static_cast<float>(static_cast<int>(i) - 12)) << i;
 }
 
-// Sets an environment variable for one test, restoring the old value afterwards.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value)
-      ::setenv(name, value, 1);
-    else
-      ::unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (old_)
-      ::setenv(name_, old_->c_str(), 1);
-    else
-      ::unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 TEST(BaseSeed, ReplaysKernelgenSeed) {
-  const ScopedEnv seed("KERNELGEN_SEED", "1234567890123");
+  const test::ScopedEnv seed("KERNELGEN_SEED", "1234567890123");
   EXPECT_EQ(base_seed_from_environment(), 1234567890123u);
   EXPECT_EQ(base_seed_from_environment(), 1234567890123u);
 }
 
 TEST(BaseSeed, AcceptsTheFullUnsigned64BitRangeAndHex) {
   {
-    const ScopedEnv seed("KERNELGEN_SEED", "18446744073709551615");
+    const test::ScopedEnv seed("KERNELGEN_SEED", "18446744073709551615");
     EXPECT_EQ(base_seed_from_environment(), 18446744073709551615u);
   }
-  const ScopedEnv seed("KERNELGEN_SEED", "0x10");
+  const test::ScopedEnv seed("KERNELGEN_SEED", "0x10");
   EXPECT_EQ(base_seed_from_environment(), 16u);
 }
 
 TEST(BaseSeed, RejectsASeedThatIsNotANumber) {
-  const ScopedEnv seed("KERNELGEN_SEED", "12abc");
+  const test::ScopedEnv seed("KERNELGEN_SEED", "12abc");
   EXPECT_THROW(base_seed_from_environment(), std::invalid_argument);
 }
 
 TEST(BaseSeed, IsFreshEachCallWithoutKernelgenSeed) {
-  const ScopedEnv seed("KERNELGEN_SEED", nullptr);
+  const test::ScopedEnv seed("KERNELGEN_SEED", nullptr);
   EXPECT_NE(base_seed_from_environment(), base_seed_from_environment());
-  const ScopedEnv empty("KERNELGEN_SEED", "");
+  const test::ScopedEnv empty("KERNELGEN_SEED", "");
   EXPECT_NE(base_seed_from_environment(), base_seed_from_environment());
 }
 
