@@ -108,7 +108,7 @@ endfunction()
 function(_kernelgen_tool_settings out)
   set(flags "")
   foreach(setting KERNELGEN_MODEL OPENAI_BASE_URL ANTHROPIC_BASE_URL KERNELGEN_TOKEN_BUDGET KERNELGEN_MAX_OUTPUT_TOKENS
-                  KERNELGEN_TIMEOUT_S)
+                  KERNELGEN_TIMEOUT_S KERNELGEN_VALIDATION_TIMEOUT_S)
     if(NOT "${${setting}}" STREQUAL "")
       list(APPEND flags --set "${setting}=${${setting}}")
     endif()

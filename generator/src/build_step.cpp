@@ -165,12 +165,17 @@ int run_build_step(const BuildStepOptions& options) {
     config.log_dir = options.log_dir;
     config.prices = load_prices();
     config.base_seed = base_seed_from_environment();
+    config.isolation.timeout_s = validation_timeout(sources.get("KERNELGEN_VALIDATION_TIMEOUT_S"));
     config.on_progress = [](const SearchProgress& progress) {
       std::fprintf(stderr, "kernelgen: %s\n", describe_progress(progress).c_str());
     };
 
-    Device device(DeviceOptions{.robust_buffer_access = true});
-    const SearchOutcome outcome = run_search(device, spec, reference, reference_text, hash, declared, config);
+    // What killed runs left half-written stays hidden; clear it before adding more.
+    for (const auto& directory : {options.log_dir, std::filesystem::path(spec.generated_dir).parent_path()})
+      if (!directory.empty()) remove_abandoned_siblings(directory);
+    // This process never runs a candidate: each is validated in a child process on a device of its own.
+    const DeviceInfo device = Device::describe_selected();
+    const SearchOutcome outcome = run_search(device, spec, reference_text, hash, declared, config);
     if (!outcome.best) {
       std::fprintf(stderr, "kernelgen: op '%s': no candidate passed validation (%s); %s is unchanged.\n%s",
                    spec.name.c_str(), outcome.stop_reason.c_str(), spec.generated_dir.c_str(),

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 #include <nlohmann/json.hpp>
 
 namespace kernelgen {
@@ -40,25 +42,40 @@ Comparison compare_outputs(std::span<const float> got, std::span<const float> ex
   return result;
 }
 
-namespace {
-
-// JSON has no NaN or infinity; store them as strings so a record always parses.
-nlohmann::json number(double value) {
+nlohmann::json json_number(double value) {
   if (std::isnan(value)) return "nan";
   if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
   return value;
 }
 
-}  // namespace
+double number_from_json(const nlohmann::json& json) {
+  if (json.is_string()) {
+    const std::string text = json.get<std::string>();
+    if (text == "nan") return std::nan("");
+    if (text == "inf" || text == "-inf") return text == "inf" ? HUGE_VAL : -HUGE_VAL;
+    throw std::invalid_argument("expected a number, \"nan\", \"inf\" or \"-inf\", got \"" + text + "\"");
+  }
+  return json.get<double>();
+}
 
 void to_json(nlohmann::json& json, const Comparison& c) {
   json = {{"elements", c.elements},
           {"mismatches", c.mismatches},
           {"first_mismatch", c.first_mismatch},
-          {"got_at_first", number(c.got_at_first)},
-          {"expected_at_first", number(c.expected_at_first)},
-          {"max_abs_error", number(c.max_abs_error)},
-          {"max_rel_error", number(c.max_rel_error)}};
+          {"got_at_first", json_number(c.got_at_first)},
+          {"expected_at_first", json_number(c.expected_at_first)},
+          {"max_abs_error", json_number(c.max_abs_error)},
+          {"max_rel_error", json_number(c.max_rel_error)}};
+}
+
+void from_json(const nlohmann::json& json, Comparison& c) {
+  c.elements = json.at("elements").get<int64_t>();
+  c.mismatches = json.at("mismatches").get<int64_t>();
+  c.first_mismatch = json.at("first_mismatch").get<int64_t>();
+  c.got_at_first = static_cast<float>(number_from_json(json.at("got_at_first")));
+  c.expected_at_first = static_cast<float>(number_from_json(json.at("expected_at_first")));
+  c.max_abs_error = number_from_json(json.at("max_abs_error"));
+  c.max_rel_error = number_from_json(json.at("max_rel_error"));
 }
 
 }  // namespace kernelgen

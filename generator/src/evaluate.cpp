@@ -18,11 +18,8 @@ std::optional<std::string> spirv_validation_error(std::span<const uint32_t> word
   return messages.empty() ? "spirv-val rejected the module" : messages;
 }
 
-Verdict evaluate_source(Device& device, const OpSpec& spec, ReferenceFunction reference, const std::string& glsl,
-                        const ValidationOptions& options, KernelBinary* binary) {
+std::variant<KernelBinary, Verdict> compile_candidate(const std::string& glsl) {
   Verdict verdict;
-  verdict.base_seed = options.base_seed;
-  verdict.device = device.info().name;
   std::string error;
   const auto grid = parse_dispatch_line(glsl, &error);
   if (!grid) {
@@ -43,8 +40,19 @@ Verdict evaluate_source(Device& device, const OpSpec& spec, ReferenceFunction re
     verdict.log = *invalid;
     return verdict;
   }
-  KernelBinary kernel{std::move(compiled.spirv), *grid};
-  verdict = validate_kernel(device, spec, reference, kernel, options);
+  return KernelBinary{std::move(compiled.spirv), *grid};
+}
+
+Verdict evaluate_source(Device& device, const OpSpec& spec, ReferenceFunction reference, const std::string& glsl,
+                        const ValidationOptions& options, KernelBinary* binary) {
+  auto compiled = compile_candidate(glsl);
+  if (auto* rejected = std::get_if<Verdict>(&compiled)) {
+    rejected->base_seed = options.base_seed;
+    rejected->device = device.info().name;
+    return *rejected;
+  }
+  KernelBinary& kernel = std::get<KernelBinary>(compiled);
+  Verdict verdict = validate_kernel(device, spec, reference, kernel, options);
   if (binary) *binary = std::move(kernel);
   return verdict;
 }

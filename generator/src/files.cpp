@@ -1,5 +1,6 @@
 #include "kernelgen/files.hpp"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -7,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <random>
+#include <regex>
 #include <sstream>
 #include <stdexcept>
 
@@ -36,6 +38,22 @@ std::filesystem::path hidden_sibling(const std::filesystem::path& path, const st
   name.append(path.filename().string()).append(".").append(tag);
   name.append(std::to_string(::getpid())).append("_").append(std::to_string(entropy()));
   return path.parent_path() / name;
+}
+
+int remove_abandoned_siblings(const std::filesystem::path& directory) {
+  static const std::regex kWorkInProgress(R"(\..+\.(?:tmp|new)([0-9]{1,9})_[0-9]+)");
+  int removed = 0;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(directory, error)) {
+    const std::string name = entry.path().filename().string();
+    std::smatch match;
+    if (!std::regex_match(name, match, kWorkInProgress)) continue;
+    const long pid = std::stol(match[1].str());
+    if (pid <= 0 || pid == ::getpid() || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+    std::error_code ignored;
+    if (std::filesystem::remove_all(entry.path(), ignored) > 0) ++removed;
+  }
+  return removed;
 }
 
 void write_file_atomic(const std::filesystem::path& path, const std::string& bytes) {

@@ -6,14 +6,15 @@
 #include "kernelgen/build_step.hpp"
 #include "kernelgen/cases.hpp"
 #include "kernelgen/device.hpp"
-#include "kernelgen/evaluate.hpp"
 #include "kernelgen/files.hpp"
+#include "kernelgen/isolated_validation.hpp"
 #include "kernelgen/log_commands.hpp"
 #include "kernelgen/reference_types.hpp"
 
 namespace {
 
-int validate_command(const std::string& spec_path, const std::string& kernel_path, bool json_output, int timing_runs) {
+int validate_command(const std::string& spec_path, const std::string& kernel_path, bool json_output, int timing_runs,
+                     double timeout_s) {
   const kernelgen::OpSpec spec = kernelgen::load_op_spec(spec_path);
   const kernelgen::ReferenceFunction reference = kernelgen::find_reference(spec.name);
   if (!reference) {
@@ -23,10 +24,9 @@ int validate_command(const std::string& spec_path, const std::string& kernel_pat
     return 2;
   }
   const std::string source = kernelgen::read_file(kernel_path);
-  kernelgen::Device device(kernelgen::DeviceOptions{.robust_buffer_access = true});
   const uint64_t seed = kernelgen::base_seed_from_environment();
   const kernelgen::Verdict verdict =
-      kernelgen::evaluate_source(device, spec, reference, source, {seed, timing_runs});
+      kernelgen::evaluate_isolated({.tool = {}, .timeout_s = timeout_s}, spec, source, {seed, timing_runs});
   if (json_output) {
     std::printf("%s\n", nlohmann::json(verdict).dump(2).c_str());
   } else {
@@ -59,6 +59,7 @@ int main(int argc, char** argv) {
   std::string spec_path, kernel_path;
   bool json_output = false;
   int timing_runs = 0;
+  std::optional<double> timeout_s;
 
   auto* validate = app.add_subcommand("validate", "compile a GLSL kernel and validate it against the op's reference");
   validate->add_option("--spec", spec_path, "the op's spec.json (in <build>/kernelgen/<op>/)")->required()
@@ -66,6 +67,13 @@ int main(int argc, char** argv) {
   validate->add_option("--kernel", kernel_path, "GLSL compute shader (.comp)")->required()->check(CLI::ExistingFile);
   validate->add_flag("--json", json_output, "print the verdict as JSON");
   validate->add_option("--time", timing_runs, "time the kernel over N GPU-timestamped runs when it passes");
+  validate->add_option("--timeout", timeout_s,
+                       "seconds the validation may take before the kernel is rejected as TIMEOUT "
+                       "(default: $KERNELGEN_VALIDATION_TIMEOUT_S, else 60)")
+      ->check(CLI::PositiveNumber);
+
+  // The child process of every validation (isolated_validation.hpp); not for people.
+  auto* worker = app.add_subcommand("validate-worker", "validate one candidate read as JSON from stdin")->group("");
 
   kernelgen::BuildStepOptions step;
   std::vector<std::string> settings;
@@ -96,7 +104,13 @@ int main(int argc, char** argv) {
 
   CLI11_PARSE(app, argc, argv);
   try {
-    if (*validate) return validate_command(spec_path, kernel_path, json_output, timing_runs);
+    if (*worker) return kernelgen::run_validation_worker();
+    if (*validate) {
+      const char* setting = std::getenv("KERNELGEN_VALIDATION_TIMEOUT_S");
+      const double limit =
+          timeout_s ? *timeout_s : kernelgen::validation_timeout(setting ? std::optional<std::string>(setting) : std::nullopt);
+      return validate_command(spec_path, kernel_path, json_output, timing_runs, limit);
+    }
     if (*build_op) {
       for (const std::string& setting : settings) {
         const size_t equals = setting.find('=');

@@ -1,8 +1,9 @@
 #include "kernelgen/op_spec.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <climits>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <stdexcept>
 
 #include "kernelgen/files.hpp"
@@ -48,8 +49,10 @@ const json& require(const json& object, const std::string& op, const std::string
 std::string identifier(const json& value, const std::string& op, const std::string& field) {
   if (!value.is_string()) reject(op, field, "must be a string");
   const std::string text = value.get<std::string>();
-  static const std::regex pattern("[A-Za-z_][A-Za-z0-9_]*");
-  if (!std::regex_match(text, pattern)) reject(op, field, "'" + text + "' is not a C identifier");
+  // Not std::regex: libstdc++'s matcher recurses per character and overflows the stack on a long name.
+  const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  if (text.empty() || std::isdigit(static_cast<unsigned char>(text[0])) || !std::all_of(text.begin(), text.end(), word))
+    reject(op, field, "'" + text + "' is not a C identifier");
   return text;
 }
 
@@ -74,8 +77,9 @@ std::vector<TensorSpec> tensor_list(const json& list, const std::string& op, con
       if (!extent.is_number_integer() || extent.get<int64_t>() <= 0)
         reject(op, where + ".shape", extent.dump() + " is not a positive integer");
       tensor.shape.push_back(extent.get<int64_t>());
+      // Checked before multiplying: an extent near 2^63 would overflow the product.
+      if (tensor.shape.back() > (int64_t{1} << 31) / elements) reject(op, where + ".shape", "more than 2^31 elements");
       elements *= tensor.shape.back();
-      if (elements > (int64_t{1} << 31)) reject(op, where + ".shape", "more than 2^31 elements");
     }
     tensors.push_back(std::move(tensor));
   }
@@ -86,6 +90,13 @@ double number(const json& object, const std::string& op, const std::string& key,
   if (!object.contains(key)) return fallback;
   if (!object.at(key).is_number()) reject(op, key, "must be a number");
   return object.at(key).get<double>();
+}
+
+// A count held in an int: out of int's range is an error, not undefined behaviour in the conversion.
+int whole_number(const json& object, const std::string& op, const std::string& key, int fallback) {
+  const double value = number(object, op, key, fallback);
+  if (!(value >= INT_MIN && value <= INT_MAX)) reject(op, key, json(value).dump() + " is out of range");
+  return static_cast<int>(value);
 }
 
 std::string string_or_empty(const json& object, const std::string& op, const std::string& key) {
@@ -101,7 +112,7 @@ OpSpec parse_op_spec(const json& in) {
   OpSpec spec;
   spec.name = identifier(require(in, "", "name"), "", "name");
   const std::string& op = spec.name;
-  spec.contract = static_cast<int>(number(in, op, "contract", 1));
+  spec.contract = whole_number(in, op, "contract", 1);
   if (spec.contract != 1) reject(op, "contract", "version " + std::to_string(spec.contract) + " is not supported");
   spec.description = string_or_empty(in, op, "description");
   spec.reference_path = string_or_empty(in, op, "reference");
@@ -136,9 +147,9 @@ OpSpec parse_op_spec(const json& in) {
   if (in.contains("search")) {
     const json& search = in.at("search");
     if (!search.is_object()) reject(op, "search", "must be an object");
-    spec.search.samples = static_cast<int>(number(search, op, "samples", spec.search.samples));
-    spec.search.rounds = static_cast<int>(number(search, op, "rounds", spec.search.rounds));
-    spec.search.beam = static_cast<int>(number(search, op, "beam", spec.search.beam));
+    spec.search.samples = whole_number(search, op, "samples", spec.search.samples);
+    spec.search.rounds = whole_number(search, op, "rounds", spec.search.rounds);
+    spec.search.beam = whole_number(search, op, "beam", spec.search.beam);
     spec.search.model = string_or_empty(search, op, "model");
     spec.search.budget_usd = number(search, op, "budget_usd", 0);
   }

@@ -97,6 +97,9 @@ std::vector<json> load_records(const std::filesystem::path& directory) {
     try {
       json record = json::parse(read_file(entry.path()));
       if (!record.is_object() || !record.contains("uuid")) throw std::runtime_error("not a candidate record");
+      // The records are sorted by it below, where a number would throw and lose every record, not just this one.
+      if (record.contains("timestamp") && !record["timestamp"].is_string())
+        throw std::runtime_error("its timestamp is not a string");
       record["file"] = name;
       records.push_back(std::move(record));
     } catch (const std::exception& failure) {

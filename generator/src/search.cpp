@@ -6,7 +6,6 @@
 #include <future>
 
 #include "kernelgen/device.hpp"
-#include "kernelgen/evaluate.hpp"
 #include "kernelgen/extract.hpp"
 #include "kernelgen/hash.hpp"
 #include "kernelgen/prompt.hpp"
@@ -35,9 +34,9 @@ struct Sample {
 
 class Search {
  public:
-  Search(Device& device, const OpSpec& spec, ReferenceFunction reference, const std::string& reference_text,
-         const std::string& spec_hash, const SearchConfig& config)
-      : device_(device), spec_(spec), reference_(reference), reference_text_(reference_text),
+  Search(const DeviceInfo& device, const OpSpec& spec, const std::string& reference_text, const std::string& spec_hash,
+         const SearchConfig& config)
+      : device_(device), spec_(spec), reference_text_(reference_text),
         spec_hash_(spec_hash), config_(config) {
     progress_.op = spec.name;
     progress_.rounds = config.provider ? config.rounds : 0;
@@ -64,7 +63,7 @@ class Search {
       progress_.round = round;
       progress_.samples_done = 0;
       progress_.samples = config_.samples;
-      const llm::Prompt prompt = build_prompt(spec_, reference_text_, device_.info(), feedback);
+      const llm::Prompt prompt = build_prompt(spec_, reference_text_, device_, feedback);
       std::vector<std::future<Sample>> pending;
       for (int s = 0; s < config_.samples; ++s) {
         const std::string key = spec_.name + "/r" + std::to_string(round) + "/s" + std::to_string(s);
@@ -134,10 +133,11 @@ class Search {
     if (round > 0 && !extraction_error.empty()) {
       record.verdict.status = Status::COMPILE_ERROR;
       record.verdict.reason = extraction_error;
-      record.verdict.device = device_.info().name;
+      record.verdict.device = device_.name;
       if (completion.finish_reason == "length") record.verdict.reason += " (finish_reason: length)";
     } else {
-      record.verdict = evaluate_source(device_, spec_, reference_, glsl, {config_.base_seed, config_.timing_runs}, &binary);
+      record.verdict =
+          evaluate_isolated(config_.isolation, spec_, glsl, {config_.base_seed, config_.timing_runs}, &binary);
       if (!binary.spirv.empty()) record.spirv_hash = content_hash(binary.spirv);
     }
     record.validation_seconds = seconds_since(start);
@@ -201,9 +201,8 @@ class Search {
     return std::move(outcome_);
   }
 
-  Device& device_;
+  const DeviceInfo& device_;
   const OpSpec& spec_;
-  ReferenceFunction reference_;
   const std::string& reference_text_;
   const std::string& spec_hash_;
   const SearchConfig& config_;
@@ -215,10 +214,10 @@ class Search {
 
 }  // namespace
 
-SearchOutcome run_search(Device& device, const OpSpec& spec, ReferenceFunction reference,
-                         const std::string& reference_text, const std::string& spec_hash,
-                         const std::vector<Candidate>& declared, const SearchConfig& config) {
-  return Search(device, spec, reference, reference_text, spec_hash, config).run(declared);
+SearchOutcome run_search(const DeviceInfo& device, const OpSpec& spec, const std::string& reference_text,
+                         const std::string& spec_hash, const std::vector<Candidate>& declared,
+                         const SearchConfig& config) {
+  return Search(device, spec, reference_text, spec_hash, config).run(declared);
 }
 
 std::string describe_progress(const SearchProgress& p) {

@@ -210,6 +210,10 @@ std::optional<std::string> interface_mismatch(const OpSpec& spec, const SpirvInt
   if (invocations > device.max_workgroup_invocations)
     return "workgroup size " + dims(size) + " has " + std::to_string(invocations) +
            " invocations; the device allows at most " + std::to_string(device.max_workgroup_invocations);
+  if (device.max_shared_memory_bytes > 0 && interface.workgroup_memory_bytes > device.max_shared_memory_bytes)
+    return "its shared variables need at least " + std::to_string(interface.workgroup_memory_bytes) +
+           " bytes per workgroup; the device allows " + std::to_string(device.max_shared_memory_bytes) +
+           ": use smaller tiles";
   const std::array<uint32_t, 3> grid_size{grid.x, grid.y, grid.z};
   for (int d = 0; d < 3; ++d) {
     if (grid_size[d] == 0 || grid_size[d] > device.max_workgroup_count[d])

@@ -1,6 +1,7 @@
 #include "kernelgen/verdict.hpp"
 
 #include <cstdio>
+#include <stdexcept>
 #include <nlohmann/json.hpp>
 
 namespace kernelgen {
@@ -18,6 +19,12 @@ constexpr std::pair<Status, const char*> kStatusNames[] = {
     {Status::WROTE_INPUT, "WROTE_INPUT"},
     {Status::OUT_OF_BOUNDS, "OUT_OF_BOUNDS"},
 };
+
+Status status_from_json(const nlohmann::json& json) {
+  const std::string name = json.get<std::string>();
+  if (auto status = parse_status(name)) return *status;
+  throw std::invalid_argument("unknown verdict status \"" + name + "\"");
+}
 
 std::string format(const char* pattern, double a, double b) {
   char text[128];
@@ -62,10 +69,10 @@ std::string describe(const Verdict& verdict) {
 void to_json(nlohmann::json& json, const Timing& t) {
   json = {{"device", t.device},
           {"runs", t.runs},
-          {"median_ns", t.median_ns},
-          {"min_ns", t.min_ns},
-          {"gbytes_per_second", t.gbytes_per_second},
-          {"gflops", t.gflops}};
+          {"median_ns", json_number(t.median_ns)},
+          {"min_ns", json_number(t.min_ns)},
+          {"gbytes_per_second", json_number(t.gbytes_per_second)},
+          {"gflops", json_number(t.gflops)}};
 }
 
 void to_json(nlohmann::json& json, const Verdict& v) {
@@ -80,6 +87,35 @@ void to_json(nlohmann::json& json, const Verdict& v) {
   json = {{"status", status_name(v.status)}, {"reason", v.reason}, {"base_seed", v.base_seed},
           {"device", v.device},              {"log", v.log},       {"cases", cases}};
   if (v.timing) json["timing"] = *v.timing;
+}
+
+void from_json(const nlohmann::json& json, Timing& t) {
+  t.device = json.at("device").get<std::string>();
+  t.runs = json.at("runs").get<int>();
+  t.median_ns = number_from_json(json.at("median_ns"));
+  t.min_ns = number_from_json(json.at("min_ns"));
+  t.gbytes_per_second = number_from_json(json.at("gbytes_per_second"));
+  t.gflops = number_from_json(json.at("gflops"));
+}
+
+void from_json(const nlohmann::json& json, CaseResult& c) {
+  c.name = json.at("name").get<std::string>();
+  c.seed = json.at("seed").get<uint64_t>();
+  c.status = status_from_json(json.at("status"));
+  c.tensor = json.at("tensor").get<std::string>();
+  c.detail = json.at("detail").get<std::string>();
+  c.comparison = json.at("comparison").get<Comparison>();
+}
+
+void from_json(const nlohmann::json& json, Verdict& v) {
+  v.status = status_from_json(json.at("status"));
+  v.reason = json.at("reason").get<std::string>();
+  v.base_seed = json.at("base_seed").get<uint64_t>();
+  v.device = json.at("device").get<std::string>();
+  v.log = json.at("log").get<std::string>();
+  v.cases = json.at("cases").get<std::vector<CaseResult>>();
+  if (json.contains("timing")) v.timing = json.at("timing").get<Timing>();
+  else v.timing.reset();
 }
 
 }  // namespace kernelgen

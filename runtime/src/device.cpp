@@ -201,6 +201,11 @@ uint32_t select(const std::vector<DeviceInfo>& infos, const std::vector<VkPhysic
   });
 }
 
+std::string selector_of(const DeviceOptions& options) {
+  const char* env_selector = std::getenv("KERNELGEN_DEVICE");
+  return !options.selector.empty() ? options.selector : (env_selector ? env_selector : "");
+}
+
 }  // namespace
 
 struct Device::Impl {
@@ -254,9 +259,7 @@ Device::Device(const DeviceOptions& options) : impl_(std::make_unique<Impl>()) {
   const auto devices = physical_devices(impl_->instance);
   std::vector<DeviceInfo> infos;
   for (uint32_t i = 0; i < devices.size(); ++i) infos.push_back(describe(devices[i], i));
-  const char* env_selector = std::getenv("KERNELGEN_DEVICE");
-  const std::string selector = !options.selector.empty() ? options.selector : (env_selector ? env_selector : "");
-  const uint32_t index = select(infos, devices, selector);
+  const uint32_t index = select(infos, devices, selector_of(options));
   impl_->physical = devices[index];
   impl_->info = infos[index];
   impl_->family = static_cast<uint32_t>(compute_queue_family(impl_->physical));
@@ -323,6 +326,22 @@ std::vector<DeviceInfo> Device::list() {
   }
   vkDestroyInstance(instance, nullptr);
   return infos;
+}
+
+DeviceInfo Device::describe_selected(const DeviceOptions& options) {
+  VkInstance instance = create_instance(false);
+  DeviceInfo info;
+  try {
+    const auto devices = physical_devices(instance);
+    std::vector<DeviceInfo> infos;
+    for (uint32_t i = 0; i < devices.size(); ++i) infos.push_back(describe(devices[i], i));
+    info = infos[select(infos, devices, selector_of(options))];
+  } catch (...) {
+    vkDestroyInstance(instance, nullptr);
+    throw;
+  }
+  vkDestroyInstance(instance, nullptr);
+  return info;
 }
 
 const DeviceInfo& Device::info() const { return impl_->info; }

@@ -1,6 +1,7 @@
 #include "kernelgen/spirv_interface.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <set>
 
@@ -14,8 +15,16 @@ enum Op : uint32_t {
   kOpEntryPoint = 15,
   kOpExecutionMode = 16,
   kOpCapability = 17,
+  kOpTypeBool = 20,
+  kOpTypeInt = 21,
+  kOpTypeFloat = 22,
+  kOpTypeVector = 23,
+  kOpTypeMatrix = 24,
+  kOpTypeArray = 28,
   kOpTypeStruct = 30,
   kOpTypePointer = 32,
+  kOpConstant = 43,
+  kOpSpecConstant = 50,
   kOpVariable = 59,
   kOpDecorate = 71,
   kOpMemberDecorate = 72,
@@ -31,6 +40,43 @@ constexpr uint32_t kMagic = 0x07230203;
 constexpr uint32_t kGLCompute = 5;
 constexpr uint32_t kLocalSize = 17;
 constexpr uint32_t kPushConstant = 9;
+constexpr uint32_t kWorkgroup = 4;
+
+// The types a Workgroup variable can be made of, enough to size it: each type id's opcode and operands.
+struct Types {
+  std::map<uint32_t, std::pair<uint32_t, std::vector<uint32_t>>> types;
+  std::map<uint32_t, uint64_t> constants;  // integer constants (array lengths), first 64 bits
+
+  // Tightly packed size in bytes; 0 for a type it does not know (a lower bound stays a lower bound).
+  uint64_t size(uint32_t id, int depth = 0) const {
+    const auto found = types.find(id);
+    if (found == types.end() || depth > 32) return 0;
+    const auto& [opcode, operands] = found->second;
+    const auto times = [](uint64_t a, uint64_t b) { return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b; };
+    switch (opcode) {
+      case kOpTypeBool:
+        return 4;
+      case kOpTypeInt:
+      case kOpTypeFloat:
+        return operands.empty() ? 0 : operands[0] / 8;
+      case kOpTypeVector:
+      case kOpTypeMatrix:
+        return operands.size() < 2 ? 0 : times(size(operands[0], depth + 1), operands[1]);
+      case kOpTypeArray: {
+        if (operands.size() < 2) return 0;
+        const auto length = constants.find(operands[1]);
+        return length == constants.end() ? 0 : times(size(operands[0], depth + 1), length->second);
+      }
+      case kOpTypeStruct: {
+        uint64_t total = 0;
+        for (uint32_t member : operands) total = std::min<uint64_t>(UINT64_MAX - 1, total) + size(member, depth + 1);
+        return total;
+      }
+      default:
+        return 0;
+    }
+  }
+};
 
 const char* storage_class_name(uint32_t storage_class) {
   switch (storage_class) {
@@ -96,6 +142,7 @@ std::optional<SpirvInterface> reflect_spirv(std::span<const uint32_t> words, std
   };
   std::vector<Variable> variables;
   std::vector<std::pair<uint32_t, std::array<uint32_t, 3>>> local_sizes;
+  Types types;
 
   for (size_t at = 5; at < words.size();) {
     const uint32_t count = words[at] >> 16;
@@ -136,6 +183,19 @@ std::optional<SpirvInterface> reflect_spirv(std::span<const uint32_t> words, std
         break;
       case kOpTypeStruct:
         if (operands >= 1) struct_member_count[operand[0]] = static_cast<uint32_t>(operands - 1);
+        [[fallthrough]];
+      case kOpTypeBool:
+      case kOpTypeInt:
+      case kOpTypeFloat:
+      case kOpTypeVector:
+      case kOpTypeMatrix:
+      case kOpTypeArray:
+        if (operands >= 1) types.types[operand[0]] = {opcode, std::vector<uint32_t>(operand + 1, operand + operands)};
+        break;
+      case kOpConstant:
+      case kOpSpecConstant:
+        if (operands >= 3)
+          types.constants[operand[1]] = operand[2] | (operands >= 4 ? uint64_t{operand[3]} << 32 : 0);
         break;
       case kOpTypePointer:
         if (operands >= 3) pointers[operand[0]] = {operand[1], operand[2]};
@@ -155,6 +215,12 @@ std::optional<SpirvInterface> reflect_spirv(std::span<const uint32_t> words, std
 
   for (const Variable& variable : variables) {
     if (variable.storage_class == kPushConstant) interface.uses_push_constants = true;
+    if (variable.storage_class == kWorkgroup) {
+      const auto pointer = pointers.find(variable.pointer_type);
+      if (pointer != pointers.end())
+        interface.workgroup_memory_bytes =
+            std::min(UINT64_MAX - 1, interface.workgroup_memory_bytes) + types.size(pointer->second.second);
+    }
     const bool decorated = binding_of.count(variable.id) || set_of.count(variable.id);
     if (!decorated) continue;
     SpirvBinding binding;

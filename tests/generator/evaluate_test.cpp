@@ -146,6 +146,7 @@ TEST_F(Evaluate, HandsBackTheCompiledKernelAndItsGrid) {
   ASSERT_TRUE(interface);
   EXPECT_EQ(interface->local_size, (std::array<uint32_t, 3>{16, 16, 1}));
   EXPECT_FALSE(spirv_validation_error(binary.spirv));
+  EXPECT_EQ(interface->workgroup_memory_bytes, 2u * 16 * 16 * 4) << "two 16x16 float tiles";
 }
 
 TEST_F(Evaluate, TimesAPassingKernelWhenAsked) {
@@ -223,6 +224,19 @@ TEST_F(Evaluate, RejectsAGridLargerThanTheDeviceAllows) {
       evaluate("relu", relu_with("dispatch 8 1 1", "dispatch " + std::to_string(too_many) + " 1 1"));
   EXPECT_EQ(verdict.status, Status::INTERFACE_MISMATCH);
   EXPECT_THAT(verdict.reason, HasSubstr("dispatch grid"));
+}
+
+TEST_F(Evaluate, RejectsSharedMemoryBeyondTheDevicesLimit) {
+  const uint32_t vec4s = device_->info().max_shared_memory_bytes / 16 + 1;
+  const Verdict verdict = evaluate(
+      "relu", relu_with("void main() {\n  uint i = gl_GlobalInvocationID.x;",
+                        "shared vec4 scratch[" + std::to_string(vec4s) +
+                            "];\nvoid main() {\n  uint i = gl_GlobalInvocationID.x;\n  scratch[i % " +
+                            std::to_string(vec4s) + "] = x[i];\n  barrier();"));
+  EXPECT_EQ(verdict.status, Status::INTERFACE_MISMATCH) << describe(verdict);
+  EXPECT_THAT(verdict.reason, HasSubstr("its shared variables need at least " + std::to_string(vec4s * 16) +
+                                        " bytes per workgroup; the device allows " +
+                                        std::to_string(device_->info().max_shared_memory_bytes)));
 }
 
 // A reference that ignores its inputs makes every kernel "correct" that writes zeros: the spec is broken,

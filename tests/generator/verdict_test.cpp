@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 namespace kernelgen {
@@ -73,6 +74,34 @@ TEST(VerdictJson, RecordsStatusesByNameAndEveryCase) {
   EXPECT_EQ(json.at("cases")[1].at("status"), "OUT_OF_BOUNDS");
   EXPECT_EQ(json.at("cases")[1].at("tensor"), "y");
   EXPECT_FALSE(json.contains("timing")) << "no timing for a rejected kernel";
+}
+
+// The validation worker sends its verdict to the parent process as JSON: nothing may be lost on the way,
+// NaN and infinities included.
+TEST(VerdictJson, ParsesBackToTheSameVerdict) {
+  Verdict verdict = failing_verdict();
+  verdict.log = "a log\nof two lines";
+  verdict.cases[1].comparison.got_at_first = std::nanf("");
+  verdict.cases[1].comparison.max_rel_error = HUGE_VAL;
+  verdict.timing = Timing{"llvmpipe", 5, 1500.5, 1200, -HUGE_VAL, 0.25};
+
+  const Verdict back = nlohmann::json::parse(nlohmann::json(verdict).dump()).get<Verdict>();
+  EXPECT_EQ(nlohmann::json(back).dump(), nlohmann::json(verdict).dump());
+  EXPECT_EQ(back.status, Status::OUT_OF_BOUNDS);
+  EXPECT_EQ(back.base_seed, 424242u);
+  EXPECT_EQ(back.log, verdict.log);
+  ASSERT_EQ(back.cases.size(), 2u);
+  EXPECT_TRUE(std::isnan(back.cases[1].comparison.got_at_first));
+  EXPECT_EQ(back.cases[1].comparison.max_rel_error, HUGE_VAL);
+  ASSERT_TRUE(back.timing);
+  EXPECT_EQ(back.timing->median_ns, 1500.5);
+  EXPECT_EQ(back.timing->gbytes_per_second, -HUGE_VAL);
+}
+
+TEST(VerdictJson, AnUnknownStatusDoesNotParse) {
+  nlohmann::json json = failing_verdict();
+  json["status"] = "FINE";
+  EXPECT_THROW(json.get<Verdict>(), std::invalid_argument);
 }
 
 }  // namespace

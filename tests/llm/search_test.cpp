@@ -36,14 +36,12 @@ const test::FakeUsage kUsage{1000, 200, 0};
 class Search : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    device_ = std::make_unique<Device>(DeviceOptions{.robust_buffer_access = true});
+    device_ = std::make_unique<DeviceInfo>(Device::describe_selected());
   }
   static void TearDownTestSuite() { device_.reset(); }
 
   void SetUp() override {
     spec_ = load_op_spec(std::string(KERNELGEN_TEST_SPECS_DIR) + "/relu/spec.json");
-    reference_ = find_reference("relu");
-    ASSERT_NE(reference_, nullptr);
     reference_text_ = read_file(spec_.reference_path);
     hash_ = spec_hash(spec_, reference_text_, prompt_template_version());
 
@@ -62,10 +60,11 @@ class Search : public ::testing::Test {
     config_.prices = shipped_prices();
     config_.base_seed = base_seed_from_environment();
     config_.timing_runs = 3;
+    config_.isolation.tool = KERNELGEN_TEST_TOOL;  // its validate-worker has relu's reference linked in
   }
 
   SearchOutcome search() {
-    return run_search(*device_, spec_, reference_, reference_text_, hash_, {}, config_);
+    return run_search(*device_, spec_, reference_text_, hash_, {}, config_);
   }
 
   std::vector<json> records() const { return load_records(log_.path()); }
@@ -83,17 +82,16 @@ class Search : public ::testing::Test {
       EXPECT_THAT(read_file(file.path()), Not(HasSubstr(kKey))) << file.path();
   }
 
-  static std::unique_ptr<Device> device_;
+  static std::unique_ptr<DeviceInfo> device_;
   test::FakeLlmServer server_;
   test::ScratchDir log_;
   OpSpec spec_;
-  ReferenceFunction reference_ = nullptr;
   std::string reference_text_;
   std::string hash_;
   SearchConfig config_;
 };
 
-std::unique_ptr<Device> Search::device_;
+std::unique_ptr<DeviceInfo> Search::device_;
 
 TEST_F(Search, RejectsRoundOneFeedsItBackAndAcceptsRoundTwo) {
   server_.enqueue(test::openai_reply(kReplyWithoutCode, kUsage));

@@ -26,5 +26,9 @@ struct Comparison {
 Comparison compare_outputs(std::span<const float> got, std::span<const float> expected, double atol, double rtol);
 
 void to_json(nlohmann::json& json, const Comparison& comparison);
+// JSON has no NaN or infinity: they are written as "nan", "inf", "-inf", so a record always parses.
+nlohmann::json json_number(double value);
+double number_from_json(const nlohmann::json& json);
+void from_json(const nlohmann::json& json, Comparison& comparison);
 
 }  // namespace kernelgen

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernelgen/candidate.hpp"
+#include "kernelgen/isolated_validation.hpp"
 #include "kernelgen/llm/client.hpp"
 #include "kernelgen/price.hpp"
 #include "kernelgen/record.hpp"
@@ -15,7 +16,7 @@
 
 namespace kernelgen {
 
-class Device;
+struct DeviceInfo;
 
 // Where a search stands, after each candidate: what the build prints as progress.
 struct SearchProgress {
@@ -43,6 +44,7 @@ struct SearchConfig {
   PriceTable prices;
   uint64_t base_seed = 0;
   int timing_runs = 31;
+  IsolationSettings isolation;  // each candidate is validated in a child process, on a device of its own
   std::function<void(const SearchProgress&)> on_progress;
 };
 
@@ -58,9 +60,11 @@ struct SearchOutcome {
 // Rejection sampling with feedback: the declared candidates first, then up to `rounds` rounds of `samples`
 // concurrent completions, each extracted, compiled and validated; the failures of a round are fed back into
 // the next round's prompt; it stops at the first round with a correct candidate, or when a budget is spent.
-// Every candidate is written to the log as a c_/r_ record.
-SearchOutcome run_search(Device& device, const OpSpec& spec, ReferenceFunction reference,
-                         const std::string& reference_text, const std::string& spec_hash,
+// Every candidate is written to the log as a c_/r_ record. `device` describes the device the candidates will
+// run on, for the prompt; they run in child processes (config.isolation), which use the op's reference linked
+// into the kernelgen tool.
+SearchOutcome run_search(const DeviceInfo& device, const OpSpec& spec, const std::string& reference_text,
+                         const std::string& spec_hash,
                          const std::vector<Candidate>& declared, const SearchConfig& config);
 
 // One line of progress, e.g. "relu round 2/3: 4/4 samples, 1 accepted, rejected COMPILE_ERROR=2 ..."

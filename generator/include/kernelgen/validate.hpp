@@ -28,7 +28,7 @@ struct ValidationOptions {
 };
 
 // Why the SPIR-V's interface breaks the kernel contract for this op (bindings, storage classes, writability,
-// entry point, workgroup size and grid against the device's limits), or nullopt when it keeps it.
+// entry point, workgroup size, shared memory and grid against the device's limits), or nullopt when it keeps it.
 std::optional<std::string> interface_mismatch(const OpSpec& spec, const SpirvInterface& interface,
                                               const DeviceInfo& device, Grid grid);
 

@@ -61,5 +61,9 @@ std::string describe(const Verdict& verdict);
 
 void to_json(nlohmann::json& json, const Timing& timing);
 void to_json(nlohmann::json& json, const Verdict& verdict);
+// The inverse of to_json; throws nlohmann::json::exception or std::invalid_argument for a malformed verdict.
+void from_json(const nlohmann::json& json, Timing& timing);
+void from_json(const nlohmann::json& json, CaseResult& result);
+void from_json(const nlohmann::json& json, Verdict& verdict);
 
 }  // namespace kernelgen

@@ -50,6 +50,9 @@ class Device {
 
   // Every physical device the loader sees, in loader order (the order KERNELGEN_DEVICE indexes).
   static std::vector<DeviceInfo> list();
+  // The device Device(options) would open, described without opening it: for a process that only needs to
+  // know the device (the generator's prompts) while candidates run in child processes.
+  static DeviceInfo describe_selected(const DeviceOptions& options = {});
 
   const DeviceInfo& info() const;
   bool robust_buffer_access() const;

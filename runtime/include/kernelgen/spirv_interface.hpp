@@ -25,6 +25,8 @@ struct SpirvInterface {
   std::vector<SpirvBinding> bindings;           // sorted by (set, binding)
   std::vector<std::string> capabilities;
   bool uses_push_constants = false;
+  // Bytes of the Workgroup (`shared`) variables, tightly packed: a lower bound on what the device allocates.
+  uint64_t workgroup_memory_bytes = 0;
 };
 
 // Parses the module header and the annotations it needs. Returns nullopt and fills error for words that

@@ -1,0 +1,36 @@
+#pragma once
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "kernelgen/validate.hpp"
+
+namespace kernelgen {
+
+// How a candidate is validated out of process: `<tool> validate-worker` in a child process of its own process
+// group, with its own Vulkan device (robust buffer access on), killed when the wall-clock limit passes.
+struct IsolationSettings {
+  std::filesystem::path tool;  // the kernelgen tool; empty: this process's own executable (/proc/self/exe)
+  double timeout_s = 60;
+};
+
+// The limit from a KERNELGEN_VALIDATION_TIMEOUT_S value (seconds, > 0), or the default when there is none;
+// throws std::invalid_argument naming the setting for anything else.
+double validation_timeout(const std::optional<std::string>& setting);
+
+// evaluate_source() in a child process. A child that runs past the limit is killed with its whole process
+// group: TIMEOUT. One that dies of a signal, or exits without a verdict: RUNTIME_ERROR with what happened and
+// the tail of its stderr. `binary` receives the compiled kernel when the child got that far.
+// Throws std::runtime_error when the worker cannot be started or cannot validate anything (no Vulkan
+// device, no reference for the op in the tool), and std::invalid_argument for a broken spec, as
+// validate_kernel does.
+Verdict evaluate_isolated(const IsolationSettings& settings, const OpSpec& spec, const std::string& glsl,
+                          const ValidationOptions& options, KernelBinary* binary = nullptr);
+
+// The child's side, `kernelgen validate-worker`: reads one request (spec, GLSL, seed, timing runs) as JSON from
+// stdin, writes JSON lines to stdout (the device, the compiled binary, the verdict, or an error) and returns
+// the exit code. Test hook: with KERNELGEN_TEST_WORKER_ABORT=1 it aborts right after reading the request,
+// which is how the tests make a validation process crash.
+int run_validation_worker();
+
+}  // namespace kernelgen

@@ -1,0 +1,328 @@
+#include "kernelgen/isolated_validation.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "kernelgen/device.hpp"
+#include "kernelgen/evaluate.hpp"
+#include "kernelgen/reference_types.hpp"
+
+extern char** environ;
+
+namespace kernelgen {
+
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+constexpr size_t kStderrTail = 4000;
+
+// What the worker answered, line by line.
+struct WorkerAnswer {
+  std::string device;
+  std::optional<KernelBinary> binary;
+  std::optional<Verdict> verdict;
+  std::optional<std::string> error;  // it could not validate anything
+  bool spec_error = false;           // ... because the spec is broken
+};
+
+// One line of the protocol; a line that is not one is ignored, as the worker's stdout carries nothing else.
+void read_answer_line(const std::string& line, WorkerAnswer& answer) {
+  json message;
+  try {
+    message = json::parse(line);
+  } catch (const json::exception&) {
+    return;
+  }
+  if (!message.is_object()) return;
+  if (message.contains("device")) answer.device = message["device"].get<std::string>();
+  if (message.contains("binary")) {
+    const json& binary = message["binary"];
+    const auto grid = binary.at("grid").get<std::array<uint32_t, 3>>();
+    answer.binary = KernelBinary{binary.at("spirv").get<std::vector<uint32_t>>(), {grid[0], grid[1], grid[2]}};
+  }
+  if (message.contains("verdict")) answer.verdict = message["verdict"].get<Verdict>();
+  if (message.contains("error")) {
+    answer.error = message["error"].get<std::string>();
+    answer.spec_error = message.value("spec_error", false);
+  }
+}
+
+std::string describe_signal(int signal) {
+  const char* abbreviation = sigabbrev_np(signal);
+  const char* description = strsignal(signal);
+  return "signal " + std::to_string(signal) + (abbreviation ? std::string(" (SIG") + abbreviation : std::string(" (")) +
+         (description ? std::string(abbreviation ? ": " : "") + description : std::string()) + ")";
+}
+
+std::string seconds_text(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", seconds);
+  return text;
+}
+
+std::filesystem::path own_executable() {
+  std::error_code error;
+  auto path = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error) throw std::runtime_error("cannot find this program's executable (/proc/self/exe): " + error.message());
+  return path;
+}
+
+// An fd holding `bytes` from offset 0, to be the child's stdin: no pipe to fill, so no SIGPIPE and no deadlock
+// when the child dies before reading it.
+int request_fd(const std::string& bytes) {
+  const int fd = ::memfd_create("kernelgen-validation-request", MFD_CLOEXEC);
+  if (fd < 0) throw std::runtime_error(std::string("cannot create the validation request: ") + std::strerror(errno));
+  for (size_t written = 0; written < bytes.size();) {
+    const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int error = errno;
+      ::close(fd);
+      throw std::runtime_error(std::string("cannot write the validation request: ") + std::strerror(error));
+    }
+    written += static_cast<size_t>(n);
+  }
+  ::lseek(fd, 0, SEEK_SET);
+  return fd;
+}
+
+// The child's exit, its stdout and the tail of its stderr.
+struct ChildRun {
+  bool timed_out = false;
+  int wait_status = 0;
+  std::string out;
+  std::string err_tail;
+};
+
+ChildRun run_child(const std::filesystem::path& tool, const std::string& request, double timeout_s) {
+  const int input = request_fd(request);
+  int out[2], err[2];
+  if (::pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  if (::pipe2(err, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, input, 0);
+  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  // Its own process group, so that a timeout kills every process the driver might have started; default
+  // signal handling and an empty mask, whatever this process's threads do with theirs.
+  sigset_t none, defaults;
+  sigemptyset(&none);
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGPIPE);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  posix_spawnattr_setpgroup(&attributes, 0);
+  posix_spawnattr_setsigmask(&attributes, &none);
+  posix_spawnattr_setsigdefault(&attributes, &defaults);
+
+  const std::string program = tool.string();
+  char* argv[] = {const_cast<char*>(program.c_str()), const_cast<char*>("validate-worker"), nullptr};
+  pid_t pid = 0;
+  const int spawned = ::posix_spawn(&pid, program.c_str(), &actions, &attributes, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
+  ::close(input);
+  ::close(out[1]);
+  ::close(err[1]);
+  if (spawned != 0) {
+    ::close(out[0]);
+    ::close(err[0]);
+    throw std::runtime_error("cannot start the validation worker `" + program + " validate-worker`: " +
+                             std::strerror(spawned));
+  }
+
+  ChildRun run;
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+  pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
+  std::string err_text;
+  char buffer[65536];
+  while (fds[0].fd >= 0 || fds[1].fd >= 0) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) {
+      run.timed_out = true;
+      break;
+    }
+    const int ready = ::poll(fds, 2, static_cast<int>(std::min<long long>(left, 1000)));
+    if (ready < 0 && errno != EINTR) break;
+    for (int i = 0; i < 2 && ready > 0; ++i) {
+      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+      const ssize_t n = ::read(fds[i].fd, buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        ::close(fds[i].fd);
+        fds[i].fd = -1;
+        continue;
+      }
+      if (i == 0) {
+        run.out.append(buffer, static_cast<size_t>(n));
+      } else {
+        err_text.append(buffer, static_cast<size_t>(n));
+        if (err_text.size() > 2 * kStderrTail) err_text.erase(0, err_text.size() - kStderrTail);
+      }
+    }
+  }
+  bool cut_off = run.timed_out;
+  for (const pollfd& fd : fds) {
+    if (fd.fd < 0) continue;
+    ::close(fd.fd);
+    cut_off = true;
+  }
+  // A driver may still be spinning on the kernel in threads of its own: the whole group goes.
+  if (cut_off) ::kill(-pid, SIGKILL);
+  while (::waitpid(pid, &run.wait_status, 0) < 0 && errno == EINTR) {
+  }
+  run.err_tail = err_text.size() > kStderrTail ? err_text.substr(err_text.size() - kStderrTail) : err_text;
+  return run;
+}
+
+}  // namespace
+
+double validation_timeout(const std::optional<std::string>& setting) {
+  if (!setting || setting->empty()) return IsolationSettings{}.timeout_s;
+  size_t used = 0;
+  double seconds = 0;
+  try {
+    seconds = std::stod(*setting, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != setting->size() || !(seconds > 0) || seconds > 86400)
+    throw std::invalid_argument("KERNELGEN_VALIDATION_TIMEOUT_S='" + *setting +
+                                "': expected the seconds a candidate's validation may take, e.g. 60");
+  return seconds;
+}
+
+Verdict evaluate_isolated(const IsolationSettings& settings, const OpSpec& spec, const std::string& glsl,
+                          const ValidationOptions& options, KernelBinary* binary) {
+  const std::filesystem::path tool = settings.tool.empty() ? own_executable() : settings.tool;
+  if (::access(tool.c_str(), X_OK) != 0)
+    throw std::runtime_error("the validation worker " + tool.string() + " cannot be run: " + std::strerror(errno) +
+                             "; it is the kernelgen tool (`kernelgen validate-worker`)");
+  const json request = {{"spec", to_json(spec)},
+                        {"glsl", glsl},
+                        {"base_seed", options.base_seed},
+                        {"timing_runs", options.timing_runs}};
+  const ChildRun run = run_child(tool, request.dump(), settings.timeout_s);
+
+  WorkerAnswer answer;
+  for (size_t start = 0; start < run.out.size();) {
+    size_t end = run.out.find('\n', start);
+    if (end == std::string::npos) end = run.out.size();
+    read_answer_line(run.out.substr(start, end - start), answer);
+    start = end + 1;
+  }
+  if (binary && answer.binary) *binary = *answer.binary;
+  // A verdict that came before the deadline stands, even if the process then hung on its way out.
+  if (answer.verdict) return *answer.verdict;
+  if (answer.error && !run.timed_out) {
+    if (answer.spec_error) throw std::invalid_argument(*answer.error);
+    throw std::runtime_error("the validation worker could not validate anything: " + *answer.error);
+  }
+
+  Verdict verdict;
+  verdict.base_seed = options.base_seed;
+  verdict.device = answer.device;
+  verdict.status = Status::RUNTIME_ERROR;
+  verdict.log = run.err_tail;
+  if (run.timed_out) {
+    verdict.status = Status::TIMEOUT;
+    verdict.reason = "did not finish within " + seconds_text(settings.timeout_s) +
+                     " s; an infinite loop or a far too slow kernel";
+  } else if (WIFSIGNALED(run.wait_status)) {
+    verdict.reason = "the validation process died of " + describe_signal(WTERMSIG(run.wait_status)) +
+                     (answer.binary ? " while running the kernel; it crashed the driver or lost the device"
+                                    : " before the kernel ran");
+  } else {
+    const int code = WIFEXITED(run.wait_status) ? WEXITSTATUS(run.wait_status) : -1;
+    verdict.reason = "the validation process exited with code " + std::to_string(code) + " without a verdict" +
+                     (run.err_tail.empty() ? "" : "; its stderr ends with the log below");
+  }
+  return verdict;
+}
+
+namespace {
+
+// The worker's answers go to the stdout it was started with; its fd 1 then points at stderr, so whatever a
+// driver or library prints cannot be mistaken for an answer.
+class AnswerChannel {
+ public:
+  AnswerChannel() : fd_(::dup(1)) { ::dup2(2, 1); }
+  ~AnswerChannel() { ::close(fd_); }
+  void send(const json& message) {
+    const std::string line = message.dump() + "\n";
+    for (size_t written = 0; written < line.size();) {
+      const ssize_t n = ::write(fd_, line.data() + written, line.size() - written);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) std::_Exit(4);  // the parent is gone
+      written += static_cast<size_t>(n);
+    }
+  }
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+int run_validation_worker() {
+  // A worker whose parent died (killed by a build that was interrupted) must not spin on a kernel forever.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  AnswerChannel channel;
+  try {
+    const json request = json::parse(std::string(std::istreambuf_iterator<char>(std::cin), {}));
+    if (const char* hook = std::getenv("KERNELGEN_TEST_WORKER_ABORT"); hook && std::strcmp(hook, "1") == 0)
+      std::abort();
+    const OpSpec spec = parse_op_spec(request.at("spec"));
+    const ValidationOptions options{request.at("base_seed").get<uint64_t>(), request.at("timing_runs").get<int>()};
+    const ReferenceFunction reference = find_reference(spec.name);
+    if (!reference) {
+      channel.send({{"error", "op '" + spec.name + "' has no reference linked into " +
+                                  std::filesystem::read_symlink("/proc/self/exe").string()}});
+      return 3;
+    }
+    Device device(DeviceOptions{.robust_buffer_access = true});
+    channel.send({{"device", device.info().name}});
+    auto compiled = compile_candidate(request.at("glsl").get<std::string>());
+    if (auto* rejected = std::get_if<Verdict>(&compiled)) {
+      rejected->base_seed = options.base_seed;
+      rejected->device = device.info().name;
+      channel.send({{"verdict", *rejected}});
+      return 0;
+    }
+    const KernelBinary& kernel = std::get<KernelBinary>(compiled);
+    channel.send({{"binary",
+                   {{"spirv", kernel.spirv}, {"grid", std::array<uint32_t, 3>{kernel.grid.x, kernel.grid.y, kernel.grid.z}}}}});
+    channel.send({{"verdict", validate_kernel(device, spec, reference, kernel, options)}});
+    return 0;
+  } catch (const std::invalid_argument& error) {
+    channel.send({{"error", error.what()}, {"spec_error", true}});
+  } catch (const std::exception& error) {
+    channel.send({{"error", error.what()}});
+  }
+  return 3;
+}
+
+}  // namespace kernelgen
