@@ -15,6 +15,8 @@
 namespace kernelgen {
 
 std::string read_file(const std::filesystem::path& path) {
+  // An ifstream opens a directory and reads it as empty; that must not pass for an empty file.
+  if (std::filesystem::is_directory(path)) throw std::runtime_error("cannot read " + path.string() + ": it is a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read " + path.string() + ": " + std::strerror(errno));
   std::ostringstream text;

@@ -9,6 +9,7 @@
 #include <future>
 #include <nlohmann/json.hpp>
 #include <thread>
+#include <vector>
 
 #include "fake_llm_server.hpp"
 #include "generator/scratch_dir.hpp"
@@ -44,9 +45,10 @@ json entry(const std::string& key, const std::string& author, const std::string&
           {"body", json::parse(body)}};
 }
 
-std::filesystem::path write_cassette(const std::filesystem::path& dir, json entries) {
+// A vector, not a json: clang reads a one-entry {entry(...)} as a copy of that entry, not an array of it.
+std::filesystem::path write_cassette(const std::filesystem::path& dir, const std::vector<json>& entries) {
   const auto path = dir / "relu.json";
-  write_file_atomic(path, json{{"kernelgen_cassette", 1}, {"entries", std::move(entries)}}.dump(2));
+  write_file_atomic(path, json{{"kernelgen_cassette", 1}, {"entries", entries}}.dump(2));
   return path;
 }
 
