@@ -9,6 +9,8 @@
 
 #include "kernelgen/files.hpp"
 #include "kernelgen/hash.hpp"
+#include "kernelgen/kernel_source.hpp"
+#include "kernelgen/spirv_interface.hpp"
 
 namespace kernelgen {
 
@@ -80,6 +82,32 @@ Manifest parse_manifest(const json& j) {
   return m;
 }
 
+namespace {
+
+std::string triple_text(uint32_t x, uint32_t y, uint32_t z) {
+  return std::to_string(x) + " " + std::to_string(y) + " " + std::to_string(z);
+}
+
+// Where the manifest's dispatch or local size disagrees with kernel.comp's dispatch line or kernel.spv.
+std::optional<std::string> manifest_disagreement(const GeneratedKernel& kernel) {
+  const Manifest& m = kernel.manifest;
+  std::string error;
+  const auto grid = parse_dispatch_line(kernel.source, &error);
+  if (!grid) return "kernel.comp: " + error;
+  if (grid->x != m.dispatch.x || grid->y != m.dispatch.y || grid->z != m.dispatch.z)
+    return "kernel.dispatch " + triple_text(m.dispatch.x, m.dispatch.y, m.dispatch.z) +
+           " disagrees with kernel.comp's dispatch line " + triple_text(grid->x, grid->y, grid->z);
+  const auto interface = reflect_spirv(kernel.spirv, &error);
+  if (!interface) return "kernel.spv: " + error;
+  const auto& size = interface->local_size;
+  if (size != m.local_size)
+    return "kernel.local_size " + triple_text(m.local_size[0], m.local_size[1], m.local_size[2]) +
+           " disagrees with kernel.spv's " + triple_text(size[0], size[1], size[2]);
+  return std::nullopt;
+}
+
+}  // namespace
+
 StoreCheck check_generated(const std::filesystem::path& directory, const std::string& spec_hash) {
   StoreCheck check;
   const auto manifest_path = directory / "manifest.json";
@@ -111,6 +139,12 @@ StoreCheck check_generated(const std::filesystem::path& directory, const std::st
   if (content_hash(kernel.spirv) != kernel.manifest.spirv_hash) {
     check.state = StoreCheck::State::corrupt;
     check.problem = (directory / "kernel.spv").string() + " does not match the hash in manifest.json (truncated or edited?)";
+    return check;
+  }
+  // The manifest's own fields are not hashed: they must agree with the files the hashes vouch for.
+  if (auto mismatch = manifest_disagreement(kernel)) {
+    check.state = StoreCheck::State::corrupt;
+    check.problem = (directory / "manifest.json").string() + ": " + *mismatch;
     return check;
   }
   if (kernel.manifest.spec_hash != spec_hash) {

@@ -174,3 +174,20 @@ TEST(BadRecord, ARecordWithANumericTimestampIsSkippedAndTheOthersStillLoad) {
 
 }  // namespace
 }  // namespace kernelgen
+
+namespace kernelgen {
+namespace {
+
+TEST(BadPath, ReadingADirectoryAsAFileIsAnErrorNamingIt) {
+  test::ScratchDir scratch;
+  try {
+    read_file(scratch.path());
+    FAIL() << "read_file accepted a directory";
+  } catch (const std::runtime_error& error) {
+    EXPECT_NE(std::string(error.what()).find(scratch.path().string()), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("is a directory"), std::string::npos) << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace kernelgen

@@ -1,5 +1,6 @@
 // manifest: generated/<op>/manifest.json round trips, and what the build finds in generated/<op>/: missing,
 // corrupt, stale or current; write_generated replaces the directory as a whole.
+#include "kernelgen/compile.hpp"
 #include "kernelgen/manifest.hpp"
 
 #include <gmock/gmock.h>
@@ -22,8 +23,8 @@ using ::testing::HasSubstr;
 GeneratedKernel sample_kernel(const std::string& spec_hash = "0123456789abcdef") {
   GeneratedKernel kernel;
   kernel.source =
-      "#version 450\n// kernelgen: dispatch 8 1 1\nlayout(local_size_x = 256) in;\nvoid main() {}\n";
-  kernel.spirv = {0x07230203u, 0x00010500u, 0u, 42u, 0u, 0x00020011u, 1u};
+      "#version 450\n// kernelgen: dispatch 8 2 3\nlayout(local_size_x = 256) in;\nvoid main() {}\n";
+  kernel.spirv = compile_glsl(kernel.source).spirv;
   Manifest& m = kernel.manifest;
   m.op = "relu";
   m.spec_hash = spec_hash;
@@ -120,6 +121,25 @@ TEST_F(GeneratedDir, AFreshlyWrittenKernelIsCurrent) {
   EXPECT_EQ(check.kernel->source, kernel.source);
   EXPECT_EQ(check.kernel->spirv, kernel.spirv);
   EXPECT_EQ(check.kernel->manifest.dispatch.x, 8u);
+}
+
+TEST_F(GeneratedDir, AManifestWhoseDispatchDisagreesWithTheSourceIsCorrupt) {
+  GeneratedKernel tampered = kernel;
+  tampered.manifest.dispatch = {4, 2, 3};
+  write_generated(dir, tampered);
+  const StoreCheck check = check_generated(dir, hash);
+  EXPECT_EQ(check.state, StoreCheck::State::corrupt);
+  EXPECT_THAT(check.problem, HasSubstr("kernel.dispatch 4 2 3"));
+  EXPECT_THAT(check.problem, HasSubstr("8 2 3"));
+}
+
+TEST_F(GeneratedDir, AManifestWhoseLocalSizeDisagreesWithTheSpirvIsCorrupt) {
+  GeneratedKernel tampered = kernel;
+  tampered.manifest.local_size = {128, 1, 1};
+  write_generated(dir, tampered);
+  const StoreCheck check = check_generated(dir, hash);
+  EXPECT_EQ(check.state, StoreCheck::State::corrupt);
+  EXPECT_THAT(check.problem, HasSubstr("kernel.local_size 128 1 1"));
 }
 
 TEST_F(GeneratedDir, ADirectoryWithoutAManifestIsMissing) {
