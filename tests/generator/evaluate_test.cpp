@@ -146,7 +146,6 @@ TEST_F(Evaluate, HandsBackTheCompiledKernelAndItsGrid) {
   ASSERT_TRUE(interface);
   EXPECT_EQ(interface->local_size, (std::array<uint32_t, 3>{16, 16, 1}));
   EXPECT_FALSE(spirv_validation_error(binary.spirv));
-  EXPECT_EQ(interface->workgroup_memory_bytes, 2u * 16 * 16 * 4) << "two 16x16 float tiles";
 }
 
 TEST_F(Evaluate, TimesAPassingKernelWhenAsked) {
@@ -167,11 +166,11 @@ TEST_F(Evaluate, DescribeEndsWithTheSeedToReplay) {
               HasSubstr("replay with KERNELGEN_SEED=" + std::to_string(verdict.base_seed)));
 }
 
-// The interface check, on variations of the correct relu.
+// The interface check, on variations of a correct relu.
 std::string relu_with(const std::string& from, const std::string& to) {
-  std::string source = read_file(kGenerated + "/relu/kernel.comp");
+  std::string source = read_file(kKernels + "/relu_vec4.comp");
   const auto at = source.find(from);
-  if (at == std::string::npos) throw std::logic_error("relu.comp has no `" + from + "`");
+  if (at == std::string::npos) throw std::logic_error("relu_vec4.comp has no `" + from + "`");
   return source.replace(at, from.size(), to);
 }
 

@@ -49,6 +49,25 @@ void main() { out_block.b[gl_GlobalInvocationID.x] += a[gl_GlobalInvocationID.x]
   EXPECT_THAT(interface.capabilities, Contains("Shader"));
 }
 
+TEST(ReflectSpirv, AddsUpTheSharedVariablesOfAWorkgroup) {
+  const SpirvInterface interface = reflect(test::spirv_of(R"(#version 450
+layout(local_size_x = 16, local_size_y = 16) in;
+layout(set = 0, binding = 0, std430) buffer Out { float c[]; };
+shared float tile_a[16][16];
+shared float tile_b[16][16];
+shared vec4 extra[3];
+void main() {
+  uint x = gl_LocalInvocationID.x, y = gl_LocalInvocationID.y;
+  tile_a[y][x] = c[x];
+  tile_b[y][x] = c[y];
+  extra[x % 3u] = vec4(c[x]);
+  barrier();
+  c[y * 16u + x] = tile_a[x][y] + tile_b[x][y] + extra[y % 3u].x;
+}
+)"));
+  EXPECT_EQ(interface.workgroup_memory_bytes, 2u * 16 * 16 * 4 + 3 * 16) << "two 16x16 float tiles and 3 vec4";
+}
+
 TEST(ReflectSpirv, AWriteonlyBufferIsNotReadonly) {
   const SpirvInterface interface = reflect(test::spirv_of(test::kAddOne));
   ASSERT_EQ(interface.bindings.size(), 2u);
