@@ -36,7 +36,7 @@ class Search {
  public:
   Search(const DeviceInfo& device, const OpSpec& spec, const std::string& reference_text, const std::string& spec_hash,
          const SearchConfig& config)
-      : device_(device), spec_(spec), reference_text_(reference_text),
+      : device_(device), spec_(spec), reference_text_(reference_text), reference_hash_(content_hash(reference_text)),
         spec_hash_(spec_hash), config_(config) {
     progress_.op = spec.name;
     progress_.rounds = config.provider ? config.rounds : 0;
@@ -115,7 +115,7 @@ class Search {
     record.op = spec_.name;
     record.spec = spec_;
     record.spec_hash = spec_hash_;
-    record.reference_hash = content_hash(reference_text_);
+    record.reference_hash = reference_hash_;
     record.model = round > 0 ? model_name(*config_.provider) : "";
     record.author = completion.author;
     record.round = round;
@@ -124,8 +124,9 @@ class Search {
     record.parent = parent;
     record.prompt = prompt;
     record.llm_seconds = llm_seconds;
-    record.cost_usd = round > 0 ? cost_usd(config_.prices, completion.author, completion.usage) : std::optional<double>(0);
-    if (round > 0 && completion.author == "hand-written") record.cost_usd = 0;
+    // Declared candidates and hand-written completions cost nothing; a model's cost is unknown without a price.
+    const bool free = round == 0 || completion.author == "hand-written";
+    record.cost_usd = free ? std::optional<double>(0) : cost_usd(config_.prices, completion.author, completion.usage);
     record.glsl = glsl;
 
     const auto start = Clock::now();
@@ -204,6 +205,7 @@ class Search {
   const DeviceInfo& device_;
   const OpSpec& spec_;
   const std::string& reference_text_;
+  const std::string reference_hash_;  // the same for every candidate: hashed once
   const std::string& spec_hash_;
   const SearchConfig& config_;
   SearchProgress progress_;
