@@ -7,13 +7,17 @@
 
 namespace {
 
+using Relu = kernelgen::ops::relu;
+
+// A batch of 4 feature maps, 8192 floats.
 struct Fixture {
   kernelgen::Device device;
-  kernelgen::ops::relu relu{device};
-  kernelgen::Buffer x{device, kernelgen::ops::relu::x_bytes};
-  kernelgen::Buffer y{device, kernelgen::ops::relu::y_bytes};
+  Relu relu{device};
+  const Relu::Dims dims{4};
+  kernelgen::Buffer x{device, Relu::x_bytes(dims)};
+  kernelgen::Buffer y{device, Relu::y_bytes(dims)};
   Fixture() {
-    std::vector<float> values(kernelgen::ops::relu::x_elements, -1.0f);
+    std::vector<float> values(Relu::x_elements(dims), -1.0f);
     x.upload(std::span<const float>(values));
   }
 };
@@ -26,7 +30,7 @@ Fixture& fixture() {
 void BM_separate_calls(benchmark::State& state) {
   Fixture& f = fixture();
   for (auto _ : state)
-    for (int64_t i = 0; i < state.range(0); ++i) f.relu(f.x, f.y);
+    for (int64_t i = 0; i < state.range(0); ++i) f.relu(f.dims, f.x, f.y);
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 BENCHMARK(BM_separate_calls)->Arg(16)->UseRealTime()->Unit(benchmark::kMicrosecond);
@@ -34,7 +38,7 @@ BENCHMARK(BM_separate_calls)->Arg(16)->UseRealTime()->Unit(benchmark::kMicroseco
 void BM_one_sequence(benchmark::State& state) {
   Fixture& f = fixture();
   kernelgen::Sequence sequence(f.device, 0);
-  for (int64_t i = 0; i < state.range(0); ++i) f.relu.record(sequence, f.x, f.y);
+  for (int64_t i = 0; i < state.range(0); ++i) f.relu.record(sequence, f.dims, f.x, f.y);
   for (auto _ : state) sequence.submit();
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }

@@ -1,5 +1,6 @@
 #include "kernelgen/build_step.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -25,16 +26,27 @@ namespace kernelgen {
 
 namespace {
 
+// The verdict in a manifest: per case kind, its largest errors over every size it ran at, and the sizes.
 nlohmann::json validation_summary(const Verdict& verdict) {
   nlohmann::json cases = nlohmann::json::array();
-  for (const CaseResult& c : verdict.cases)
-    cases.push_back({{"name", c.name},
-                     {"max_abs_error", c.comparison.max_abs_error},
-                     {"max_rel_error", c.comparison.max_rel_error}});
-  return {{"status", status_name(verdict.status)},
-          {"base_seed", verdict.base_seed},
-          {"device", verdict.device},
-          {"cases", cases}};
+  std::vector<std::string> sizes;
+  for (const CaseResult& c : verdict.cases) {
+    if (!c.dims.empty() && std::find(sizes.begin(), sizes.end(), c.dims) == sizes.end()) sizes.push_back(c.dims);
+    auto kind = std::find_if(cases.begin(), cases.end(), [&](const nlohmann::json& k) { return k["name"] == c.name; });
+    if (kind == cases.end()) {
+      cases.push_back({{"name", c.name}, {"max_abs_error", c.comparison.max_abs_error},
+                       {"max_rel_error", c.comparison.max_rel_error}});
+      continue;
+    }
+    (*kind)["max_abs_error"] = std::max((*kind)["max_abs_error"].get<double>(), c.comparison.max_abs_error);
+    (*kind)["max_rel_error"] = std::max((*kind)["max_rel_error"].get<double>(), c.comparison.max_rel_error);
+  }
+  nlohmann::json summary = {{"status", status_name(verdict.status)},
+                            {"base_seed", verdict.base_seed},
+                            {"device", verdict.device},
+                            {"cases", cases}};
+  if (!sizes.empty()) summary["sizes"] = sizes;
+  return summary;
 }
 
 GeneratedKernel check_in(const OpSpec& spec, const std::string& hash, const SearchOutcome& outcome) {
@@ -48,7 +60,9 @@ GeneratedKernel check_in(const OpSpec& spec, const std::string& hash, const Sear
   m.author = best.author;
   m.source_hash = content_hash(kernel.source);
   m.spirv_hash = content_hash(kernel.spirv);
-  m.dispatch = outcome.best_binary.grid;
+  m.contract = spec.contract();
+  m.dims = spec.dim_names();
+  m.dispatch = outcome.best_binary.grid.text();
   m.local_size = reflect_spirv(kernel.spirv)->local_size;
   m.validation = validation_summary(best.verdict);
   m.timing = *best.verdict.timing;
@@ -127,7 +141,7 @@ int run_build_step(const BuildStepOptions& options) {
   const std::string hash = spec_hash(spec, reference_text, prompt_template_version());
   const std::vector<Candidate> declared = declared_candidates(spec);
 
-  StoreCheck check = check_generated(spec.generated_dir, hash);
+  StoreCheck check = check_generated(spec.generated_dir, hash, spec.dim_names());
   const bool declared_kernel_changed =
       check.kernel && !declared.empty() && content_hash(declared.front().source) != check.kernel->manifest.source_hash &&
       check.kernel->manifest.author == "hand-written";

@@ -1,5 +1,7 @@
 #include "kernelgen/cases.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <random>
 #include <stdexcept>
@@ -18,67 +20,122 @@ uint64_t splitmix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-// Largest finite f16 value: extremes stay representable if the op is later declared in f16.
-constexpr float kExtreme = 65504.0f;
+// Largest finite f16 value: the float extremes, so they stay finite in f16 too.
+constexpr double kFloatExtreme = 65504.0;
 
-std::vector<float> fill(const std::string& kind, const TensorSpec& tensor, std::mt19937_64& rng) {
-  std::vector<float> values(static_cast<size_t>(tensor.elements()));
-  auto draw = [&](auto distribution) {
-    for (float& v : values) v = static_cast<float>(distribution(rng));
+// A case's kind and the extents its two-dimensional patterns (checkerboard) follow.
+struct Pattern {
+  const std::string& kind;
+  int64_t columns, rows_extent;
+};
+
+double checkerboard_sign(const Pattern& p, int64_t i) {
+  const int64_t column = i % p.columns;
+  const int64_t row = (i / p.columns) % p.rows_extent;
+  return (row + column) % 2 ? -1.0 : 1.0;
+}
+
+double float_value(const Pattern& p, int64_t i, int64_t count, std::mt19937_64& rng) {
+  const std::string& kind = p.kind;
+  if (kind == "uniform") return std::uniform_real_distribution<float>(-1.0f, 1.0f)(rng);
+  if (kind == "normal") return std::normal_distribution<float>(0.0f, 1.0f)(rng);
+  if (kind == "sparse") {
+    if (!std::bernoulli_distribution(0.1)(rng)) return 0.0;
+    return std::uniform_real_distribution<float>(-1.0f, 1.0f)(rng);
+  }
+  if (kind == "large") return std::uniform_real_distribution<float>(-1e4f, 1e4f)(rng);
+  if (kind == "tiny") return std::uniform_real_distribution<float>(-1e-4f, 1e-4f)(rng);
+  if (kind == "zeros") return 0.0;
+  if (kind == "ones") return 1.0;
+  if (kind == "extremes") return i % 2 ? -kFloatExtreme : kFloatExtreme;
+  if (kind == "checkerboard") return checkerboard_sign(p, i);
+  // ramp: every element distinct and exact in f32, negative half first.
+  return static_cast<double>(i - count / 2);
+}
+
+// Integers: small values, the whole range, the dtype's extremes; negatives only where the dtype has them.
+double integer_value(const Pattern& p, int64_t i, int64_t count, double low, double high, std::mt19937_64& rng) {
+  const std::string& kind = p.kind;
+  const double small_low = std::max(low, -100.0);
+  auto uniform = [&](double a, double b) {
+    return static_cast<double>(std::uniform_int_distribution<int64_t>(static_cast<int64_t>(a), static_cast<int64_t>(b))(rng));
   };
-  const int64_t columns = tensor.shape.back();
-  const int64_t rows_extent = tensor.shape.size() >= 2 ? tensor.shape[tensor.shape.size() - 2] : 1;
-  if (kind == "uniform") {
-    draw(std::uniform_real_distribution<float>(-1.0f, 1.0f));
-  } else if (kind == "normal") {
-    draw(std::normal_distribution<float>(0.0f, 1.0f));
-  } else if (kind == "sparse") {
-    std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-    std::bernoulli_distribution nonzero(0.1);
-    for (float& v : values) v = nonzero(rng) ? value(rng) : 0.0f;
-  } else if (kind == "large") {
-    draw(std::uniform_real_distribution<float>(-1e4f, 1e4f));
-  } else if (kind == "tiny") {
-    draw(std::uniform_real_distribution<float>(-1e-4f, 1e-4f));
-  } else if (kind == "zeros") {
-    std::fill(values.begin(), values.end(), 0.0f);
-  } else if (kind == "ones") {
-    std::fill(values.begin(), values.end(), 1.0f);
-  } else if (kind == "extremes") {
-    for (size_t i = 0; i < values.size(); ++i) values[i] = i % 2 ? -kExtreme : kExtreme;
-  } else if (kind == "checkerboard") {
-    // Sign alternates along both of the last two dimensions.
-    for (size_t i = 0; i < values.size(); ++i) {
-      const int64_t column = static_cast<int64_t>(i) % columns;
-      const int64_t row = (static_cast<int64_t>(i) / columns) % rows_extent;
-      values[i] = (row + column) % 2 ? -1.0f : 1.0f;
-    }
-  } else if (kind == "ramp") {
-    // Every element distinct and exact in f32, negative half first.
-    const int64_t half = static_cast<int64_t>(values.size()) / 2;
-    for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(static_cast<int64_t>(i) - half);
-  } else {
-    throw std::invalid_argument("kernelgen: unknown validation case '" + kind + "'");
+  if (kind == "uniform") return uniform(small_low, std::min(high, 100.0));
+  if (kind == "normal") return std::clamp(std::round(std::normal_distribution<double>(0.0, 30.0)(rng)), low, high);
+  if (kind == "sparse") {
+    if (!std::bernoulli_distribution(0.1)(rng)) return 0.0;
+    return uniform(small_low, std::min(high, 100.0));
+  }
+  if (kind == "large") return uniform(low, high);
+  if (kind == "tiny") return uniform(std::max(low, -2.0), 2.0);
+  if (kind == "zeros") return 0.0;
+  if (kind == "ones") return 1.0;
+  if (kind == "extremes") return i % 2 ? low : high;
+  if (kind == "checkerboard") return low < 0 ? checkerboard_sign(p, i) : (checkerboard_sign(p, i) + 1) / 2;
+  // ramp: distinct where the range allows, wrapped into it.
+  const double span = high - low + 1;
+  const double offset = static_cast<double>(low < 0 ? i - count / 2 : i);
+  return low + std::fmod(std::fmod(offset - low, span) + span, span);
+}
+
+// An INDEX input: every value a valid index below `bound`.
+double index_value(const Pattern& p, int64_t i, int64_t bound, std::mt19937_64& rng) {
+  const std::string& kind = p.kind;
+  auto uniform = [&] { return static_cast<double>(std::uniform_int_distribution<int64_t>(0, bound - 1)(rng)); };
+  if (kind == "sparse") {
+    if (!std::bernoulli_distribution(0.1)(rng)) return 0.0;
+    return uniform();
+  }
+  if (kind == "zeros") return 0.0;
+  if (kind == "ones") return std::min<int64_t>(1, bound - 1);
+  if (kind == "extremes") return i % 2 ? 0.0 : static_cast<double>(bound - 1);
+  if (kind == "checkerboard") return checkerboard_sign(p, i) > 0 ? 0.0 : static_cast<double>(bound - 1);
+  if (kind == "ramp") return static_cast<double>(i % bound);
+  if (kind == "tiny") return static_cast<double>(std::min<int64_t>(std::uniform_int_distribution<int>(0, 1)(rng), bound - 1));
+  return uniform();
+}
+
+HostTensor fill(const std::string& kind, const TensorSpec& tensor, const DimValues& dims, std::mt19937_64& rng) {
+  HostTensor values(tensor.dtype, tensor.shape_at(dims));
+  const int64_t count = values.elements();
+  const Pattern pattern{kind, values.shape.back(),
+                        values.shape.size() >= 2 ? values.shape[values.shape.size() - 2] : int64_t{1}};
+  const bool is_float = dtype_info(tensor.dtype).kind == DTypeKind::Float;
+  const double low = lowest_value(tensor.dtype), high = highest_value(tensor.dtype);
+  const int64_t bound = tensor.index_of ? tensor.index_of->symbolic()
+                                              ? dims.at(static_cast<size_t>(tensor.index_of->dim_index))
+                                              : tensor.index_of->size
+                                        : 0;
+  for (int64_t i = 0; i < count; ++i) {
+    const double value = tensor.index_of ? index_value(pattern, i, bound, rng)
+                         : is_float      ? float_value(pattern, i, count, rng)
+                                         : integer_value(pattern, i, count, low, high, rng);
+    values.set(i, value);
   }
   return values;
 }
 
 }  // namespace
 
-TestCase make_case(const OpSpec& spec, const std::string& name, uint64_t base_seed) {
-  size_t index = 0;
-  while (index < std::size(kCaseNames) && name != kCaseNames[index]) ++index;
+TestCase make_case(const OpSpec& spec, const std::string& name, uint64_t base_seed, const DimValues& dims) {
+  const auto* found = std::find(std::begin(kCaseNames), std::end(kCaseNames), name);
+  if (found == std::end(kCaseNames)) throw std::invalid_argument("kernelgen: unknown validation case '" + name + "'");
+  if (dims.size() != spec.dims.size())
+    throw std::invalid_argument("kernelgen: op '" + spec.name + "' has " + std::to_string(spec.dims.size()) +
+                                " dims, the case was asked for " + std::to_string(dims.size()));
   TestCase test_case;
   test_case.name = name;
-  test_case.seed = splitmix64(base_seed + index);
+  test_case.dims = dims;
+  test_case.seed = splitmix64(base_seed + static_cast<uint64_t>(found - std::begin(kCaseNames)));
+  for (int64_t size : dims) test_case.seed = splitmix64(test_case.seed ^ static_cast<uint64_t>(size));
   std::mt19937_64 rng(test_case.seed);
-  for (const auto& input : spec.inputs) test_case.inputs.push_back(fill(name, input, rng));
+  for (const auto& input : spec.inputs) test_case.inputs.push_back(fill(name, input, dims, rng));
   return test_case;
 }
 
-std::vector<TestCase> make_cases(const OpSpec& spec, uint64_t base_seed) {
+std::vector<TestCase> make_cases(const OpSpec& spec, uint64_t base_seed, const DimValues& dims) {
   std::vector<TestCase> cases;
-  for (const char* name : kCaseNames) cases.push_back(make_case(spec, name, base_seed));
+  for (const char* name : kCaseNames) cases.push_back(make_case(spec, name, base_seed, dims));
   return cases;
 }
 

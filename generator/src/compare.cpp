@@ -8,17 +8,21 @@
 
 namespace kernelgen {
 
-Comparison compare_outputs(std::span<const float> got, std::span<const float> expected, double atol, double rtol) {
+namespace {
+
+// `got(i)` and `expected(i)` give element i as a number; `got_size` elements of got exist.
+template <class Got, class Expected>
+Comparison compare(size_t size, size_t got_size, Got got, Expected expected, double atol, double rtol) {
   Comparison result;
-  result.elements = static_cast<int64_t>(expected.size());
+  result.elements = static_cast<int64_t>(size);
   double scale = 0;
-  for (float value : expected)
-    if (std::isfinite(value)) scale = std::max(scale, static_cast<double>(std::fabs(value)));
+  for (size_t i = 0; i < size; ++i)
+    if (std::isfinite(expected(i))) scale = std::max(scale, std::fabs(expected(i)));
   if (scale == 0) scale = 1;
 
-  for (size_t i = 0; i < expected.size(); ++i) {
-    const double want = expected[i];
-    const double have = i < got.size() ? got[i] : std::nan("");
+  for (size_t i = 0; i < size; ++i) {
+    const double want = expected(i);
+    const double have = i < got_size ? got(i) : std::nan("");
     bool match;
     if (std::isnan(want) || std::isnan(have)) {
       match = std::isnan(want) && std::isnan(have);
@@ -33,13 +37,28 @@ Comparison compare_outputs(std::span<const float> got, std::span<const float> ex
     if (!match) {
       if (result.mismatches == 0) {
         result.first_mismatch = static_cast<int64_t>(i);
-        result.got_at_first = static_cast<float>(have);
-        result.expected_at_first = static_cast<float>(want);
+        result.got_at_first = have;
+        result.expected_at_first = want;
       }
       ++result.mismatches;
     }
   }
   return result;
+}
+
+}  // namespace
+
+Comparison compare_outputs(std::span<const float> got, std::span<const float> expected, double atol, double rtol) {
+  return compare(
+      expected.size(), got.size(), [&](size_t i) { return static_cast<double>(got[i]); },
+      [&](size_t i) { return static_cast<double>(expected[i]); }, atol, rtol);
+}
+
+Comparison compare_outputs(const HostTensor& got, const HostTensor& expected, double atol, double rtol) {
+  return compare(
+      static_cast<size_t>(expected.elements()), got.dtype == expected.dtype ? static_cast<size_t>(got.elements()) : 0,
+      [&](size_t i) { return got.value(static_cast<int64_t>(i)); },
+      [&](size_t i) { return expected.value(static_cast<int64_t>(i)); }, atol, rtol);
 }
 
 nlohmann::json json_number(double value) {
@@ -72,8 +91,8 @@ void from_json(const nlohmann::json& json, Comparison& c) {
   c.elements = json.at("elements").get<int64_t>();
   c.mismatches = json.at("mismatches").get<int64_t>();
   c.first_mismatch = json.at("first_mismatch").get<int64_t>();
-  c.got_at_first = static_cast<float>(number_from_json(json.at("got_at_first")));
-  c.expected_at_first = static_cast<float>(number_from_json(json.at("expected_at_first")));
+  c.got_at_first = number_from_json(json.at("got_at_first"));
+  c.expected_at_first = number_from_json(json.at("expected_at_first"));
   c.max_abs_error = number_from_json(json.at("max_abs_error"));
   c.max_rel_error = number_from_json(json.at("max_rel_error"));
 }

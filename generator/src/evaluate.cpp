@@ -18,10 +18,10 @@ std::optional<std::string> spirv_validation_error(std::span<const uint32_t> word
   return messages.empty() ? "spirv-val rejected the module" : messages;
 }
 
-std::variant<KernelBinary, Verdict> compile_candidate(const std::string& glsl) {
+std::variant<KernelBinary, Verdict> compile_candidate(const OpSpec& spec, const std::string& glsl) {
   Verdict verdict;
   std::string error;
-  const auto grid = parse_dispatch_line(glsl, &error);
+  const auto grid = parse_dispatch_line(glsl, spec.dim_names(), &error);
   if (!grid) {
     verdict.status = Status::INTERFACE_MISMATCH;
     verdict.reason = error;
@@ -45,7 +45,7 @@ std::variant<KernelBinary, Verdict> compile_candidate(const std::string& glsl) {
 
 Verdict evaluate_source(Device& device, const OpSpec& spec, ReferenceFunction reference, const std::string& glsl,
                         const ValidationOptions& options, KernelBinary* binary) {
-  auto compiled = compile_candidate(glsl);
+  auto compiled = compile_candidate(spec, glsl);
   if (auto* rejected = std::get_if<Verdict>(&compiled)) {
     rejected->base_seed = options.base_seed;
     rejected->device = device.info().name;

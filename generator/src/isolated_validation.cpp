@@ -46,7 +46,7 @@ struct WorkerAnswer {
 };
 
 // One line of the protocol; a line that is not one is ignored, as the worker's stdout carries nothing else.
-void read_answer_line(const std::string& line, WorkerAnswer& answer) {
+void read_answer_line(const OpSpec& spec, const std::string& line, WorkerAnswer& answer) {
   json message;
   try {
     message = json::parse(line);
@@ -57,8 +57,8 @@ void read_answer_line(const std::string& line, WorkerAnswer& answer) {
   if (message.contains("device")) answer.device = message["device"].get<std::string>();
   if (message.contains("binary")) {
     const json& binary = message["binary"];
-    const auto grid = binary.at("grid").get<std::array<uint32_t, 3>>();
-    answer.binary = KernelBinary{binary.at("spirv").get<std::vector<uint32_t>>(), {grid[0], grid[1], grid[2]}};
+    answer.binary = KernelBinary{binary.at("spirv").get<std::vector<uint32_t>>(),
+                                 GridExpression::parse(binary.at("grid").get<std::string>(), spec.dim_names())};
   }
   if (message.contains("verdict")) answer.verdict = message["verdict"].get<Verdict>();
   if (message.contains("error")) {
@@ -231,7 +231,7 @@ Verdict evaluate_isolated(const IsolationSettings& settings, const OpSpec& spec,
   for (size_t start = 0; start < run.out.size();) {
     size_t end = run.out.find('\n', start);
     if (end == std::string::npos) end = run.out.size();
-    read_answer_line(run.out.substr(start, end - start), answer);
+    read_answer_line(spec, run.out.substr(start, end - start), answer);
     start = end + 1;
   }
   if (binary && answer.binary) *binary = *answer.binary;
@@ -305,7 +305,11 @@ int run_validation_worker() {
     }
     Device device(DeviceOptions{.robust_buffer_access = true});
     channel.send({{"device", device.info().name}});
-    auto compiled = compile_candidate(request.at("glsl").get<std::string>());
+    if (auto unsupported = unsupported_on(spec, device.info())) {
+      channel.send({{"error", *unsupported}});
+      return 3;
+    }
+    auto compiled = compile_candidate(spec, request.at("glsl").get<std::string>());
     if (auto* rejected = std::get_if<Verdict>(&compiled)) {
       rejected->base_seed = options.base_seed;
       rejected->device = device.info().name;
@@ -313,8 +317,7 @@ int run_validation_worker() {
       return 0;
     }
     const KernelBinary& kernel = std::get<KernelBinary>(compiled);
-    channel.send({{"binary",
-                   {{"spirv", kernel.spirv}, {"grid", std::array<uint32_t, 3>{kernel.grid.x, kernel.grid.y, kernel.grid.z}}}}});
+    channel.send({{"binary", {{"spirv", kernel.spirv}, {"grid", kernel.grid.text()}}}});
     channel.send({{"verdict", validate_kernel(device, spec, reference, kernel, options)}});
     return 0;
   } catch (const std::invalid_argument& error) {

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <sstream>
+#include <stdexcept>
 
 namespace kernelgen {
 
@@ -11,7 +12,6 @@ namespace {
 // the stack on a line of ~100 KB, which a hostile or runaway completion can easily hold.
 
 bool is_space(char c) { return std::isspace(static_cast<unsigned char>(c)); }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_word(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 void skip_spaces(const std::string& text, size_t* at) {
@@ -40,22 +40,6 @@ size_t after_marker(const std::string& line) {
   return std::string::npos;
 }
 
-// Exactly three runs of 1 to 10 digits separated by whitespace, with optional whitespace around them.
-bool parse_extents(const std::string& text, unsigned long extents[3]) {
-  size_t at = 0;
-  for (int i = 0; i < 3; ++i) {
-    const size_t before = at;
-    skip_spaces(text, &at);
-    if (i > 0 && at == before) return false;
-    const size_t digits = at;
-    while (at < text.size() && is_digit(text[at])) ++at;
-    if (at == digits || at - digits > 10) return false;
-    extents[i] = std::stoul(text.substr(digits, at - digits));
-  }
-  skip_spaces(text, &at);
-  return at == text.size();
-}
-
 // The offending line as quoted in an error: a runaway line is cut, so the message stays readable.
 std::string quoted(const std::string& line) {
   constexpr size_t kLongest = 200;
@@ -64,33 +48,40 @@ std::string quoted(const std::string& line) {
 
 }  // namespace
 
-std::optional<Grid> parse_dispatch_line(const std::string& source, std::string* error) {
+std::optional<GridExpression> parse_dispatch_line(const std::string& source, std::span<const std::string> dims,
+                                                  std::string* error) {
   std::istringstream lines(source);
   std::string line;
-  std::optional<Grid> found;
+  std::optional<GridExpression> found;
   int number = 0;
+  const std::string form = dims.empty() ? "`// kernelgen: dispatch X Y Z` with three positive integers"
+                                        : "`// kernelgen: dispatch X Y Z` with three integer expressions over the dims "
+                                          "(+ - * / %, parentheses, min, max), e.g. `// kernelgen: dispatch (" +
+                                              dims[0] + " + 63) / 64 1 1`";
   while (std::getline(lines, line)) {
     ++number;
     const size_t rest = after_marker(line);
     if (rest == std::string::npos) continue;
-    unsigned long extents[3];
-    if (!parse_extents(line.substr(rest), extents)) {
-      *error = "line " + std::to_string(number) + ": expected `// kernelgen: dispatch X Y Z` with three positive "
-               "integers, got " + quoted(line);
-      return std::nullopt;
-    }
     if (found) {
       *error = "line " + std::to_string(number) + ": a second `// kernelgen: dispatch` line; keep exactly one";
       return std::nullopt;
     }
-    const unsigned long x = extents[0], y = extents[1], z = extents[2];
-    if (x == 0 || y == 0 || z == 0 || x > UINT32_MAX || y > UINT32_MAX || z > UINT32_MAX) {
-      *error = "line " + std::to_string(number) + ": dispatch extents must be between 1 and 2^32-1";
+    try {
+      found = GridExpression::parse(std::string_view(line).substr(rest), dims);
+    } catch (const std::invalid_argument& problem) {
+      *error = "line " + std::to_string(number) + ": " + problem.what() + "; expected " + form + ", got " + quoted(line);
       return std::nullopt;
     }
-    found = Grid{static_cast<uint32_t>(x), static_cast<uint32_t>(y), static_cast<uint32_t>(z)};
+    if (!dims.empty()) continue;
+    // Without dims the grid is constant: check it now, as a kernel of contract 1 always was.
+    try {
+      found->evaluate({});
+    } catch (const std::domain_error& problem) {
+      *error = "line " + std::to_string(number) + ": " + problem.what();
+      return std::nullopt;
+    }
   }
-  if (!found) *error = "no `// kernelgen: dispatch X Y Z` line declaring the number of workgroups to launch";
+  if (!found) *error = "no " + form + " line declaring the number of workgroups to launch";
   return found;
 }
 

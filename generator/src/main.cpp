@@ -36,9 +36,22 @@ int validate_command(const std::string& spec_path, const std::string& kernel_pat
 }
 
 int devices_command() {
-  for (const auto& info : kernelgen::Device::list())
+  for (const auto& info : kernelgen::Device::list()) {
     std::printf("%u: %s (%s, %s), subgroup %u, shared memory %u bytes\n", info.index, info.name.c_str(),
                 info.type.c_str(), info.driver.c_str(), info.subgroup_size, info.max_shared_memory_bytes);
+    const kernelgen::DeviceFeatures& has = info.features;
+    const std::pair<bool, const char*> features[] = {{has.storage_buffer_16bit, "16-bit storage"},
+                                                     {has.storage_buffer_8bit, "8-bit storage"},
+                                                     {has.shader_float16, "float16"},
+                                                     {has.shader_int8, "int8"},
+                                                     {has.shader_int16, "int16"},
+                                                     {has.shader_int64, "int64"},
+                                                     {has.shader_float64, "float64"}};
+    std::string present;
+    for (const auto& [on, name] : features)
+      if (on) present += (present.empty() ? "" : ", ") + std::string(name);
+    std::printf("   features: %s\n", present.empty() ? "none" : present.c_str());
+  }
   return 0;
 }
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -16,8 +17,23 @@ namespace kernelgen {
 
 using nlohmann::json;
 
+namespace {
+
+// A constant grid is written as three numbers, as contract 1 always wrote it; one over dims as three strings.
+json dispatch_json(const std::string& dispatch, std::span<const std::string> dims) {
+  const GridExpression grid = GridExpression::parse(dispatch, dims);
+  json extents = json::array();
+  for (const DimExpression& extent : grid.extents()) {
+    if (extent.uses_dims()) extents.push_back(extent.text());
+    else extents.push_back(extent.evaluate(std::vector<int64_t>(dims.size(), 0)));
+  }
+  return extents;
+}
+
+}  // namespace
+
 json to_json(const Manifest& m) {
-  return {{"op", m.op},
+  json out = {{"op", m.op},
           {"spec_hash", m.spec_hash},
           {"author", m.author},
           {"kernel",
@@ -25,13 +41,19 @@ json to_json(const Manifest& m) {
             {"source_hash", m.source_hash},
             {"spirv", "kernel.spv"},
             {"spirv_hash", m.spirv_hash},
-            {"dispatch", {m.dispatch.x, m.dispatch.y, m.dispatch.z}},
+            {"dispatch", dispatch_json(m.dispatch, m.dims)},
             {"local_size", m.local_size}}},
           {"validation", m.validation},
           {"timing", m.timing},
           {"search", m.search},
           {"generated_at", m.generated_at},
           {"kernelgen_version", m.kernelgen_version}};
+  // Contract 1 manifests keep the fields they always had.
+  if (m.contract != 1) {
+    out["contract"] = m.contract;
+    out["kernel"]["dims"] = m.dims;
+  }
+  return out;
 }
 
 namespace {
@@ -46,6 +68,21 @@ std::string text(const json& object, const std::string& key, const std::string& 
   const json& value = field(object, key, where);
   if (!value.is_string()) throw std::invalid_argument("manifest: field " + where + key + " must be a string");
   return value.get<std::string>();
+}
+
+// kernel.dispatch: three unsigned numbers (a constant grid) or expression strings, as "x y z".
+std::string dispatch_text(const json& object, const std::string& where) {
+  const json& value = field(object, "dispatch", where);
+  if (!value.is_array() || value.size() != 3)
+    throw std::invalid_argument("manifest: field " + where + "dispatch must be an array of 3 extents");
+  std::string text;
+  for (const json& extent : value) {
+    if (!text.empty()) text += " ";
+    if (extent.is_number_unsigned() && extent.get<uint64_t>() <= UINT32_MAX) text += std::to_string(extent.get<uint64_t>());
+    else if (extent.is_string()) text += extent.get<std::string>();
+    else throw std::invalid_argument("manifest: field " + where + "dispatch must hold unsigned 32-bit integers or expressions");
+  }
+  return text;
 }
 
 std::array<uint32_t, 3> triple(const json& object, const std::string& key, const std::string& where) {
@@ -71,8 +108,17 @@ Manifest parse_manifest(const json& j) {
   const json& kernel = field(j, "kernel", "");
   m.source_hash = text(kernel, "source_hash", "kernel.");
   m.spirv_hash = text(kernel, "spirv_hash", "kernel.");
-  const auto dispatch = triple(kernel, "dispatch", "kernel.");
-  m.dispatch = {dispatch[0], dispatch[1], dispatch[2]};
+  m.dispatch = dispatch_text(kernel, "kernel.");
+  if (j.contains("contract")) {
+    if (!j.at("contract").is_number_integer()) throw std::invalid_argument("manifest: field contract must be an integer");
+    m.contract = j.at("contract").get<int>();
+  }
+  if (kernel.contains("dims")) {
+    const json& dims = kernel.at("dims");
+    if (!dims.is_array() || !std::all_of(dims.begin(), dims.end(), [](const json& d) { return d.is_string(); }))
+      throw std::invalid_argument("manifest: field kernel.dims must be an array of dim names");
+    m.dims = dims.get<std::vector<std::string>>();
+  }
   m.local_size = triple(kernel, "local_size", "kernel.");
   m.validation = j.value("validation", json());
   m.timing = j.value("timing", json());
@@ -88,15 +134,27 @@ std::string triple_text(uint32_t x, uint32_t y, uint32_t z) {
   return std::to_string(x) + " " + std::to_string(y) + " " + std::to_string(z);
 }
 
-// Where the manifest's dispatch or local size disagrees with kernel.comp's dispatch line or kernel.spv.
-std::optional<std::string> manifest_disagreement(const GeneratedKernel& kernel) {
+// Where the manifest's dims, dispatch or local size disagree with the op, kernel.comp's dispatch line or
+// kernel.spv.
+std::optional<std::string> manifest_disagreement(const GeneratedKernel& kernel, const std::string& spec_hash,
+                                                 std::span<const std::string> dims) {
   const Manifest& m = kernel.manifest;
+  if (!std::equal(m.dims.begin(), m.dims.end(), dims.begin(), dims.end())) {
+    // Under another spec the op's dims may have changed: stale, and regenerated as such.
+    if (m.spec_hash != spec_hash) return std::nullopt;
+    return "kernel.dims disagrees with the op's dims";
+  }
   std::string error;
-  const auto grid = parse_dispatch_line(kernel.source, &error);
+  const auto grid = parse_dispatch_line(kernel.source, dims, &error);
   if (!grid) return "kernel.comp: " + error;
-  if (grid->x != m.dispatch.x || grid->y != m.dispatch.y || grid->z != m.dispatch.z)
-    return "kernel.dispatch " + triple_text(m.dispatch.x, m.dispatch.y, m.dispatch.z) +
-           " disagrees with kernel.comp's dispatch line " + triple_text(grid->x, grid->y, grid->z);
+  std::optional<GridExpression> recorded;
+  try {
+    recorded = GridExpression::parse(m.dispatch, dims);
+  } catch (const std::invalid_argument& problem) {
+    return "kernel.dispatch `" + m.dispatch + "`: " + problem.what();
+  }
+  if (grid->text() != recorded->text())
+    return "kernel.dispatch `" + recorded->text() + "` disagrees with kernel.comp's dispatch line `" + grid->text() + "`";
   const auto interface = reflect_spirv(kernel.spirv, &error);
   if (!interface) return "kernel.spv: " + error;
   const auto& size = interface->local_size;
@@ -108,7 +166,8 @@ std::optional<std::string> manifest_disagreement(const GeneratedKernel& kernel) 
 
 }  // namespace
 
-StoreCheck check_generated(const std::filesystem::path& directory, const std::string& spec_hash) {
+StoreCheck check_generated(const std::filesystem::path& directory, const std::string& spec_hash,
+                           std::span<const std::string> dims) {
   StoreCheck check;
   const auto manifest_path = directory / "manifest.json";
   if (!std::filesystem::exists(manifest_path)) {
@@ -142,7 +201,7 @@ StoreCheck check_generated(const std::filesystem::path& directory, const std::st
     return check;
   }
   // The manifest's own fields are not hashed: they must agree with the files the hashes vouch for.
-  if (auto mismatch = manifest_disagreement(kernel)) {
+  if (auto mismatch = manifest_disagreement(kernel, spec_hash, dims)) {
     check.state = StoreCheck::State::corrupt;
     check.problem = (directory / "manifest.json").string() + ": " + *mismatch;
     return check;

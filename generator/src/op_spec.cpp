@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "kernelgen/dim_expression.hpp"
 #include "kernelgen/files.hpp"
 #include "kernelgen/hash.hpp"
 
@@ -13,13 +14,42 @@ namespace kernelgen {
 
 using nlohmann::json;
 
-int64_t TensorSpec::elements() const {
+namespace {
+
+// The most elements one tensor may have at any validated or benchmarked size.
+constexpr int64_t kMaxElements = int64_t{1} << 31;
+// The version of the prompt templates when every op was of contract 1. Specs of contract 1 keep hashing with
+// it, so kernels checked in before contract 2 stay current.
+constexpr const char* kContract1PromptVersion = "1-d777aab6";
+
+int64_t extent_at(const Extent& extent, std::span<const int64_t> dims) {
+  if (!extent.symbolic()) return extent.size;
+  if (static_cast<size_t>(extent.dim_index) >= dims.size())
+    throw std::invalid_argument("kernelgen: the size of dim '" + extent.dim + "' is needed but was not given");
+  return dims[static_cast<size_t>(extent.dim_index)];
+}
+
+}  // namespace
+
+bool TensorSpec::symbolic() const {
+  return std::any_of(shape.begin(), shape.end(), [](const Extent& e) { return e.symbolic(); });
+}
+
+std::vector<int64_t> TensorSpec::shape_at(std::span<const int64_t> dims) const {
+  std::vector<int64_t> concrete;
+  for (const Extent& extent : shape) concrete.push_back(extent_at(extent, dims));
+  return concrete;
+}
+
+int64_t TensorSpec::elements(std::span<const int64_t> dims) const {
   int64_t n = 1;
-  for (int64_t d : shape) n *= d;
+  for (const Extent& extent : shape) n *= extent_at(extent, dims);
   return n;
 }
 
-int64_t TensorSpec::bytes() const { return elements() * 4; }
+int64_t TensorSpec::bytes(std::span<const int64_t> dims) const {
+  return elements(dims) * static_cast<int64_t>(dtype_bytes(dtype));
+}
 
 std::vector<TensorSpec> OpSpec::tensors() const {
   std::vector<TensorSpec> all = inputs;
@@ -27,10 +57,41 @@ std::vector<TensorSpec> OpSpec::tensors() const {
   return all;
 }
 
-int64_t OpSpec::bytes_moved() const {
-  int64_t bytes = 0;
-  for (const auto& tensor : tensors()) bytes += tensor.bytes();
-  return bytes;
+std::vector<std::string> OpSpec::dim_names() const {
+  std::vector<std::string> names;
+  for (const DimSpec& dim : dims) names.push_back(dim.name);
+  return names;
+}
+
+int OpSpec::contract() const {
+  for (const TensorSpec& tensor : tensors())
+    if (tensor.dtype != DType::f32 || tensor.symbolic() || tensor.index_of) return 2;
+  return dims.empty() ? 1 : 2;
+}
+
+Tolerance OpSpec::tolerance_of(const TensorSpec& output) const {
+  if (tolerance) return *tolerance;
+  const DTypeInfo& info = dtype_info(output.dtype);
+  return {info.atol, info.rtol};
+}
+
+double OpSpec::flops_at(std::span<const int64_t> values) const {
+  if (flops.empty()) return 0;
+  return static_cast<double>(DimExpression::parse(flops, dim_names()).evaluate(values));
+}
+
+double OpSpec::bytes_at(std::span<const int64_t> values) const {
+  if (!bytes.empty()) return static_cast<double>(DimExpression::parse(bytes, dim_names()).evaluate(values));
+  double total = 0;
+  for (const auto& tensor : tensors()) total += static_cast<double>(tensor.bytes(values));
+  return total;
+}
+
+DimValues OpSpec::bench_dims() const {
+  DimValues values;
+  for (const DimSpec& dim : dims)
+    values.push_back(dim.bench > 0 ? dim.bench : *std::max_element(dim.sizes.begin(), dim.sizes.end()));
+  return values;
 }
 
 namespace {
@@ -46,14 +107,40 @@ const json& require(const json& object, const std::string& op, const std::string
   return object.at(key);
 }
 
+bool is_identifier(const std::string& text) {
+  // Not std::regex: libstdc++'s matcher recurses per character and overflows the stack on a long name.
+  const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  return !text.empty() && !std::isdigit(static_cast<unsigned char>(text[0])) &&
+         std::all_of(text.begin(), text.end(), word);
+}
+
 std::string identifier(const json& value, const std::string& op, const std::string& field) {
   if (!value.is_string()) reject(op, field, "must be a string");
   const std::string text = value.get<std::string>();
-  // Not std::regex: libstdc++'s matcher recurses per character and overflows the stack on a long name.
-  const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  if (text.empty() || std::isdigit(static_cast<unsigned char>(text[0])) || !std::all_of(text.begin(), text.end(), word))
-    reject(op, field, "'" + text + "' is not a C identifier");
+  if (!is_identifier(text)) reject(op, field, "'" + text + "' is not a C identifier");
   return text;
+}
+
+// A positive size that fits the uint32 push constant a kernel receives it in.
+int64_t positive_size(const json& value, const std::string& op, const std::string& field) {
+  if (!value.is_number_integer() || value.get<int64_t>() <= 0 || value.get<int64_t>() > UINT32_MAX)
+    reject(op, field, value.dump() + " is not a positive integer below 2^32");
+  return value.get<int64_t>();
+}
+
+// A number or a dim name; dims are resolved once every tensor is read.
+Extent extent(const json& value, const std::string& op, const std::string& field) {
+  if (value.is_string()) return Extent{0, identifier(value, op, field)};
+  return Extent{positive_size(value, op, field), ""};
+}
+
+DType dtype(const json& value, const std::string& op, const std::string& field) {
+  if (!value.is_string()) reject(op, field, "must be a string");
+  const std::string name = value.get<std::string>();
+  if (auto parsed = parse_dtype(name)) return *parsed;
+  if (name == "bf16")
+    reject(op, field, "bf16 needs GL_EXT_bfloat16, which this glslang cannot compile; declare the tensor f16 or f32");
+  reject(op, field, "'" + name + "' is not a dtype; kernelgen has " + dtype_names());
 }
 
 std::vector<TensorSpec> tensor_list(const json& list, const std::string& op, const std::string& field) {
@@ -65,21 +152,15 @@ std::vector<TensorSpec> tensor_list(const json& list, const std::string& op, con
     if (!item.is_object()) reject(op, where, "must be an object with name, dtype and shape");
     TensorSpec tensor;
     tensor.name = identifier(require(item, op, "name", where + ".name"), op, where + ".name");
-    const json& dtype = require(item, op, "dtype", where + ".dtype");
-    if (!dtype.is_string() || dtype.get<std::string>() != "f32")
-      reject(op, where + ".dtype", dtype.dump() + " is not supported; contract v1 has f32");
-    tensor.dtype = "f32";
+    tensor.dtype = dtype(require(item, op, "dtype", where + ".dtype"), op, where + ".dtype");
     const json& shape = require(item, op, "shape", where + ".shape");
     if (!shape.is_array() || shape.empty() || shape.size() > 8)
       reject(op, where + ".shape", "must be an array of 1 to 8 dimensions");
-    int64_t elements = 1;
-    for (const json& extent : shape) {
-      if (!extent.is_number_integer() || extent.get<int64_t>() <= 0)
-        reject(op, where + ".shape", extent.dump() + " is not a positive integer");
-      tensor.shape.push_back(extent.get<int64_t>());
-      // Checked before multiplying: an extent near 2^63 would overflow the product.
-      if (tensor.shape.back() > (int64_t{1} << 31) / elements) reject(op, where + ".shape", "more than 2^31 elements");
-      elements *= tensor.shape.back();
+    for (const json& value : shape) tensor.shape.push_back(extent(value, op, where + ".shape"));
+    if (item.contains("index")) {
+      if (tensor.dtype != DType::i32 && tensor.dtype != DType::u32)
+        reject(op, where + ".index", "an INDEX tensor holds indices: declare it i32 or u32");
+      tensor.index_of = extent(item.at("index"), op, where + ".index");
     }
     tensors.push_back(std::move(tensor));
   }
@@ -105,6 +186,91 @@ std::string string_or_empty(const json& object, const std::string& op, const std
   return object.at(key).get<std::string>();
 }
 
+// Gives every symbolic extent its dim's index, collecting the dims in order of first appearance.
+void resolve_dims(OpSpec& spec, const json& in) {
+  const std::string& op = spec.name;
+  auto resolve = [&](Extent& extent) {
+    if (extent.dim.empty()) return;
+    auto found = std::find_if(spec.dims.begin(), spec.dims.end(), [&](const DimSpec& d) { return d.name == extent.dim; });
+    if (found == spec.dims.end()) {
+      spec.dims.push_back({extent.dim, {}, 0});
+      found = spec.dims.end() - 1;
+    }
+    extent.dim_index = static_cast<int>(found - spec.dims.begin());
+  };
+  for (auto* list : {&spec.inputs, &spec.outputs})
+    for (TensorSpec& tensor : *list) {
+      for (Extent& extent : tensor.shape) resolve(extent);
+      if (tensor.index_of) resolve(*tensor.index_of);
+    }
+
+  const json sizes = in.value("dims", json::object());
+  const json bench = in.value("bench_dims", json::object());
+  for (const auto* object : {&sizes, &bench})
+    if (!object->is_object()) reject(op, object == &sizes ? "dims" : "bench_dims", "must be an object of dim: sizes");
+  for (const auto& [name, list] : sizes.items()) {
+    if (std::none_of(spec.dims.begin(), spec.dims.end(), [&](const DimSpec& d) { return d.name == name; }))
+      reject(op, "DIMS", "'" + name + "' is not used by any tensor; remove it or use it in a shape");
+    if (!list.is_array() || list.empty()) reject(op, "DIMS " + name, "must list at least one size");
+  }
+  for (const auto& [name, value] : bench.items()) {
+    if (!sizes.contains(name)) reject(op, "BENCH_DIMS", "'" + name + "' is not a dim listed in DIMS");
+    (void)value;
+  }
+  for (DimSpec& dim : spec.dims) {
+    if (!sizes.contains(dim.name))
+      reject(op, "DIMS", "dim '" + dim.name + "' is used in a shape but has no sizes; add e.g. DIMS " + dim.name +
+                             "=1,7,64,333");
+    for (const json& size : sizes.at(dim.name)) {
+      dim.sizes.push_back(positive_size(size, op, "DIMS " + dim.name));
+      if (std::count(dim.sizes.begin(), dim.sizes.end(), dim.sizes.back()) > 1)
+        reject(op, "DIMS " + dim.name, "size " + size.dump() + " is listed twice");
+    }
+    if (bench.contains(dim.name)) dim.bench = positive_size(bench.at(dim.name), op, "BENCH_DIMS " + dim.name);
+  }
+}
+
+// Every tensor at the largest sizes validated or benchmarked holds at most kMaxElements.
+void check_sizes(const OpSpec& spec) {
+  DimValues largest;
+  for (const DimSpec& dim : spec.dims)
+    largest.push_back(std::max(dim.bench, *std::max_element(dim.sizes.begin(), dim.sizes.end())));
+  for (const TensorSpec& tensor : spec.tensors()) {
+    int64_t elements = 1;
+    for (const Extent& extent : tensor.shape) {
+      const int64_t size = extent.symbolic() ? largest[static_cast<size_t>(extent.dim_index)] : extent.size;
+      // Checked before multiplying: an extent near 2^32 would overflow the product.
+      if (size > kMaxElements / elements)
+        reject(spec.name, tensor.name + ".shape", "more than 2^31 elements at the largest DIMS/BENCH_DIMS");
+      elements *= size;
+    }
+  }
+}
+
+// FLOPS and BYTES: a number, or an expression over the dims (checked by parsing it).
+std::string dims_expression(const json& in, const OpSpec& spec, const std::string& key, const std::string& argument) {
+  if (!in.contains(key)) return {};
+  const json& value = in.at(key);
+  std::string text;
+  if (value.is_number_integer() && value.get<int64_t>() >= 0) {
+    text = value.dump();
+  } else if (value.is_number()) {
+    if (value.get<double>() == 0) return {};
+    reject(spec.name, argument, value.dump() + " is not a non-negative integer");
+  } else if (value.is_string()) {
+    text = value.get<std::string>();
+  } else {
+    reject(spec.name, argument, "must be a number or an expression over the dims");
+  }
+  if (text.empty() || text == "0") return {};
+  try {
+    DimExpression::parse(text, spec.dim_names());
+  } catch (const std::invalid_argument& error) {
+    reject(spec.name, argument, "'" + text + "': " + error.what());
+  }
+  return text;
+}
+
 }  // namespace
 
 OpSpec parse_op_spec(const json& in) {
@@ -112,8 +278,9 @@ OpSpec parse_op_spec(const json& in) {
   OpSpec spec;
   spec.name = identifier(require(in, "", "name"), "", "name");
   const std::string& op = spec.name;
-  spec.contract = whole_number(in, op, "contract", 1);
-  if (spec.contract != 1) reject(op, "contract", "version " + std::to_string(spec.contract) + " is not supported");
+  const int contract = whole_number(in, op, "contract", 1);
+  if (contract != 1 && contract != 2)
+    reject(op, "contract", "version " + std::to_string(contract) + " is not supported (kernelgen reads 1 and 2)");
   spec.description = string_or_empty(in, op, "description");
   spec.reference_path = string_or_empty(in, op, "reference");
   spec.inputs = tensor_list(require(in, op, "inputs"), op, "inputs");
@@ -125,6 +292,10 @@ OpSpec parse_op_spec(const json& in) {
       reject(op, "inputs/outputs", "tensor name '" + tensor.name + "' is used twice");
     names.push_back(tensor.name);
   }
+  for (const auto& output : spec.outputs)
+    if (output.index_of) reject(op, "outputs", "INDEX applies to inputs; " + output.name + " is an output");
+  resolve_dims(spec, in);
+  check_sizes(spec);
   if (in.contains("params")) {
     const json& params = in.at("params");
     if (!params.is_object()) reject(op, "params", "must be an object of name: number");
@@ -137,11 +308,12 @@ OpSpec parse_op_spec(const json& in) {
   if (in.contains("tolerance")) {
     const json& tolerance = in.at("tolerance");
     if (!tolerance.is_object()) reject(op, "tolerance", "must be an object with atol and rtol");
-    spec.atol = number(tolerance, op, "atol", spec.atol);
-    spec.rtol = number(tolerance, op, "rtol", spec.rtol);
+    spec.tolerance = Tolerance{number(tolerance, op, "atol", 1e-5), number(tolerance, op, "rtol", 1e-5)};
+    if (!(spec.tolerance->atol >= 0) || !(spec.tolerance->rtol >= 0))
+      reject(op, "tolerance", "atol and rtol must be >= 0");
   }
-  if (!(spec.atol >= 0) || !(spec.rtol >= 0)) reject(op, "tolerance", "atol and rtol must be >= 0");
-  spec.flops = number(in, op, "flops", 0);
+  spec.flops = dims_expression(in, spec, "flops", "FLOPS");
+  spec.bytes = dims_expression(in, spec, "bytes", "BYTES");
   spec.kernel_path = string_or_empty(in, op, "kernel");
   spec.generated_dir = string_or_empty(in, op, "generated_dir");
   if (in.contains("search")) {
@@ -172,44 +344,74 @@ OpSpec load_op_spec(const std::string& path) {
 
 namespace {
 
+json extent_json(const Extent& extent) { return extent.symbolic() ? json(extent.dim) : json(extent.size); }
+
+// Contract 1 writes exactly what it always wrote, so its hashes do not change.
 json tensors_json(const std::vector<TensorSpec>& tensors) {
   json list = json::array();
-  for (const auto& tensor : tensors) list.push_back({{"name", tensor.name}, {"dtype", tensor.dtype}, {"shape", tensor.shape}});
+  for (const auto& tensor : tensors) {
+    json shape = json::array();
+    for (const Extent& extent : tensor.shape) shape.push_back(extent_json(extent));
+    json item = {{"name", tensor.name}, {"dtype", dtype_name(tensor.dtype)}, {"shape", shape}};
+    if (tensor.index_of) item["index"] = extent_json(*tensor.index_of);
+    list.push_back(item);
+  }
   return list;
 }
+
+json dims_json(const OpSpec& spec, bool bench) {
+  json object = json::object();
+  for (const DimSpec& dim : spec.dims) {
+    if (!bench) object[dim.name] = dim.sizes;
+    else if (dim.bench > 0) object[dim.name] = dim.bench;
+  }
+  return object;
+}
+
+json tolerance_json(const Tolerance& tolerance) { return {{"atol", tolerance.atol}, {"rtol", tolerance.rtol}}; }
 
 }  // namespace
 
 json to_json(const OpSpec& spec) {
-  return {{"contract", spec.contract},
-          {"name", spec.name},
-          {"description", spec.description},
-          {"reference", spec.reference_path},
-          {"inputs", tensors_json(spec.inputs)},
-          {"outputs", tensors_json(spec.outputs)},
-          {"params", spec.params},
-          {"tolerance", {{"atol", spec.atol}, {"rtol", spec.rtol}}},
-          {"flops", spec.flops},
-          {"kernel", spec.kernel_path},
-          {"generated_dir", spec.generated_dir},
-          {"search",
-           {{"samples", spec.search.samples},
-            {"rounds", spec.search.rounds},
-            {"beam", spec.search.beam},
-            {"model", spec.search.model},
-            {"budget_usd", spec.search.budget_usd}}}};
+  json out = {{"contract", spec.contract()},
+              {"name", spec.name},
+              {"description", spec.description},
+              {"reference", spec.reference_path},
+              {"inputs", tensors_json(spec.inputs)},
+              {"outputs", tensors_json(spec.outputs)},
+              {"dims", dims_json(spec, false)},
+              {"bench_dims", dims_json(spec, true)},
+              {"params", spec.params},
+              {"flops", spec.flops},
+              {"bytes", spec.bytes},
+              {"kernel", spec.kernel_path},
+              {"generated_dir", spec.generated_dir},
+              {"search",
+               {{"samples", spec.search.samples},
+                {"rounds", spec.search.rounds},
+                {"beam", spec.search.beam},
+                {"model", spec.search.model},
+                {"budget_usd", spec.search.budget_usd}}}};
+  if (spec.tolerance) out["tolerance"] = tolerance_json(*spec.tolerance);
+  return out;
 }
 
 std::string spec_hash(const OpSpec& spec, const std::string& reference_text, const std::string& prompt_version) {
-  const json meaning = {{"contract", spec.contract},
-                        {"name", spec.name},
-                        {"description", spec.description},
-                        {"inputs", tensors_json(spec.inputs)},
-                        {"outputs", tensors_json(spec.outputs)},
-                        {"params", spec.params},
-                        {"tolerance", {{"atol", spec.atol}, {"rtol", spec.rtol}}},
-                        {"reference", content_hash(reference_text)},
-                        {"prompt", prompt_version}};
+  json meaning = {{"contract", spec.contract()},
+                  {"name", spec.name},
+                  {"description", spec.description},
+                  {"inputs", tensors_json(spec.inputs)},
+                  {"outputs", tensors_json(spec.outputs)},
+                  {"params", spec.params},
+                  {"reference", content_hash(reference_text)}};
+  if (spec.contract() == 1) {
+    meaning["tolerance"] = tolerance_json(spec.tolerance_of(spec.outputs.front()));
+    meaning["prompt"] = kContract1PromptVersion;
+  } else {
+    meaning["tolerance"] = spec.tolerance ? tolerance_json(*spec.tolerance) : json();
+    meaning["dims"] = dims_json(spec, false);
+    meaning["prompt"] = prompt_version;
+  }
   return content_hash(meaning.dump());
 }
 
@@ -232,6 +434,22 @@ std::string join_extents(const std::vector<int64_t>& shape, char separator) {
     if (d) text += separator;
     text += std::to_string(shape[d]);
   }
+  return text;
+}
+
+std::string join_extents(const std::vector<Extent>& shape, char separator) {
+  std::string text;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (d) text += separator;
+    text += shape[d].text();
+  }
+  return text;
+}
+
+std::string dims_text(const OpSpec& spec, std::span<const int64_t> dims) {
+  std::string text;
+  for (size_t d = 0; d < spec.dims.size() && d < dims.size(); ++d)
+    text += (d ? " " : "") + spec.dims[d].name + "=" + std::to_string(dims[d]);
   return text;
 }
 

@@ -11,22 +11,96 @@ namespace kernelgen {
 
 namespace {
 
+std::string number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
+
 void replace_all(std::string& text, const std::string& placeholder, const std::string& value) {
   for (size_t at = text.find(placeholder); at != std::string::npos; at = text.find(placeholder, at + value.size()))
     text.replace(at, placeholder.size(), value);
 }
 
 std::string shape_text(const TensorSpec& tensor) {
-  std::string text = tensor.name;
-  text.append(": f32[").append(join_extents(tensor.shape, ',')).append("] (");
-  return text.append(std::to_string(tensor.elements())).append(" elements)");
-}
-
-std::string number(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", value);
+  const DTypeInfo& dtype = dtype_info(tensor.dtype);
+  std::string text = tensor.name + ": " + std::string(dtype.name) + "[" + join_extents(tensor.shape, ',') + "], GLSL " +
+                     std::string(dtype.glsl_type);
+  if (!tensor.symbolic()) text += " (" + std::to_string(tensor.elements()) + " elements)";
+  if (tensor.index_of) text += "; every value is an index in [0, " + tensor.index_of->text() + ")";
   return text;
 }
+
+std::string list_text(const std::vector<int64_t>& values) {
+  std::string text;
+  for (int64_t value : values) text += (text.empty() ? "" : ", ") + std::to_string(value);
+  return text;
+}
+
+std::string dims_section(const OpSpec& spec) {
+  if (spec.dims.empty()) return "";
+  std::string text = "\n## Symbolic dims (they vary from call to call)\n";
+  const DimValues bench = spec.bench_dims();
+  for (size_t d = 0; d < spec.dims.size(); ++d)
+    text += "- " + spec.dims[d].name + ": validated at " + list_text(spec.dims[d].sizes) +
+            ", 1 and a size that is not a multiple of your workgroup size; timed at " + std::to_string(bench[d]) + "\n";
+  return text;
+}
+
+std::string shape_rules(const OpSpec& spec) {
+  if (spec.dims.empty())
+    return "- Shapes are fixed: hard-code them. No push constants.\n"
+           "- The launch grid is yours: put exactly one line `// kernelgen: dispatch X Y Z` in the shader (the number of\n"
+           "  workgroups in x, y and z). The workgroup size is your `layout(local_size_x = ...) in;`.\n";
+  std::string block = "layout(push_constant) uniform Dims {";
+  for (const DimSpec& dim : spec.dims) block += " uint " + dim.name + ";";
+  block += " } dims;";
+  const std::string& first = spec.dims.front().name;
+  return "- The dims arrive as push constants; declare exactly `" + block + "` and read `dims." + first +
+         "`. Constant extents may be hard-coded. The kernel must be correct at every size: guard every index.\n"
+         "- The launch grid is yours: put exactly one line `// kernelgen: dispatch X Y Z` in the shader, where X, Y\n"
+         "  and Z are integer expressions over the dims (+ - * / %, parentheses, min(a, b), max(a, b); / floors; no\n"
+         "  unary minus), e.g. `// kernelgen: dispatch (" + first + " + 63) / 64 1 1`. Each must be at least 1 at\n"
+         "  every size. The workgroup size is your `layout(local_size_x = ...) in;`.\n";
+}
+
+std::string dtype_rules(const OpSpec& spec, const DeviceInfo& device) {
+  std::vector<DType> used;
+  for (const TensorSpec& tensor : spec.tensors())
+    if (tensor.dtype != DType::f32 && std::find(used.begin(), used.end(), tensor.dtype) == used.end())
+      used.push_back(tensor.dtype);
+  std::string text;
+  for (DType dtype : used) {
+    const DTypeInfo& info = dtype_info(dtype);
+    text += "- " + std::string(info.name) + " tensors are arrays of " + std::string(info.glsl_type);
+    if (!info.glsl_extensions.empty()) {
+      text += "; enable";
+      std::string extensions(info.glsl_extensions);
+      for (size_t at = 0; at < extensions.size();) {
+        size_t end = extensions.find(' ', at);
+        if (end == std::string::npos) end = extensions.size();
+        text += " `#extension " + extensions.substr(at, end - at) + " : require`";
+        at = end + 1;
+      }
+    }
+    text += ".\n";
+  }
+  const bool half = std::find(used.begin(), used.end(), DType::f16) != used.end();
+  if (half && !device.features.shader_float16)
+    text += "- This device has no f16 arithmetic (shaderFloat16): convert f16 values to float to compute.\n";
+  return text;
+}
+
+std::string tolerance_text(const OpSpec& spec) {
+  std::string text;
+  for (const TensorSpec& output : spec.outputs) {
+    const Tolerance tolerance = spec.tolerance_of(output);
+    text += (text.empty() ? "" : "; ") + output.name + ": atol " + number(tolerance.atol) + ", rtol " +
+            number(tolerance.rtol);
+  }
+  return text;
+}
+
 
 std::string device_text(const DeviceInfo& device) {
   const auto& size = device.max_workgroup_size;
@@ -60,7 +134,7 @@ std::string feedback_text(const std::vector<Feedback>& feedback) {
 }  // namespace
 
 std::string prompt_template_version() {
-  return "1-" + content_hash(std::string(kSystemTemplate) + kUserTemplate).substr(0, 8);
+  return "2-" + content_hash(std::string(kSystemTemplate) + kUserTemplate).substr(0, 8);
 }
 
 llm::Prompt build_prompt(const OpSpec& spec, const std::string& reference_text, const DeviceInfo& device,
@@ -78,9 +152,11 @@ llm::Prompt build_prompt(const OpSpec& spec, const std::string& reference_text, 
   std::string user = kUserTemplate;
   replace_all(user, "{{op}}", spec.name);
   replace_all(user, "{{tensors}}", tensors);
+  replace_all(user, "{{dims}}", dims_section(spec));
   replace_all(user, "{{params}}", params);
-  replace_all(user, "{{atol}}", number(spec.atol));
-  replace_all(user, "{{rtol}}", number(spec.rtol));
+  replace_all(user, "{{shape_rules}}", shape_rules(spec));
+  replace_all(user, "{{dtype_rules}}", dtype_rules(spec, device));
+  replace_all(user, "{{tolerance}}", tolerance_text(spec));
   replace_all(user, "{{device}}", device_text(device));
   replace_all(user, "{{feedback}}", feedback_text(feedback));
   // Last: the description and the reference are user text that may contain something like a placeholder.

@@ -7,7 +7,6 @@
 #include <stdexcept>
 
 #include "kernelgen/buffer.hpp"
-#include "kernelgen/cases.hpp"
 #include "kernelgen/device.hpp"
 #include "kernelgen/error.hpp"
 #include "kernelgen/sequence.hpp"
@@ -17,13 +16,29 @@ namespace kernelgen {
 
 namespace {
 
-constexpr size_t kGuardWords = 64;
-// Two poison patterns, one per run: a quiet NaN with a payload, then a finite value. An element holding the
-// poison after both runs was never written.
-constexpr uint32_t kPoisonA = 0x7fe0deadu;
-const uint32_t kPoisonB = std::bit_cast<uint32_t>(31337.0f);
+constexpr size_t kGuardBytes = 256;
 
-uint32_t guard_word(size_t i) { return 0xdeadbeefu ^ static_cast<uint32_t>(i * 0x9e3779b9u); }
+uint8_t guard_byte(size_t i) { return static_cast<uint8_t>(0xef ^ (i * 0x9d)); }
+
+using Bytes = std::vector<uint8_t>;
+
+// Two poison patterns per element, one per run: a NaN with a payload then a finite value for floats, two
+// different byte patterns for integers. An element holding the first after run 1 and the second after run 2
+// was never written.
+Bytes poison(DType dtype, int run) {
+  const DTypeInfo& info = dtype_info(dtype);
+  Bytes bytes(info.bytes);
+  if (info.kind == DTypeKind::Float && info.bytes == 4) {
+    const uint32_t word = run == 0 ? 0x7fe0deadu : std::bit_cast<uint32_t>(31337.0f);
+    std::memcpy(bytes.data(), &word, 4);
+  } else if (info.kind == DTypeKind::Float && info.bytes == 2) {
+    const uint16_t half = run == 0 ? 0x7e01u : 0x77a7u;  // NaN; 31344
+    std::memcpy(bytes.data(), &half, 2);
+  } else {
+    std::fill(bytes.begin(), bytes.end(), run == 0 ? 0xa5 : 0x5a);
+  }
+  return bytes;
+}
 
 std::string describe_tensor(const OpSpec& spec, size_t binding) {
   const bool input = binding < spec.inputs.size();
@@ -31,107 +46,138 @@ std::string describe_tensor(const OpSpec& spec, size_t binding) {
   return "binding " + std::to_string(binding) + " (" + std::string(input ? "input " : "output ") + tensor.name + ")";
 }
 
-using Words = std::vector<uint32_t>;
-
 // Seven significant digits, in whatever notation is shortest: 1e-06, not 0.000001.
-std::string shortest(float value) {
+std::string shortest(double value) {
   char text[32];
   std::snprintf(text, sizeof text, "%.7g", value);
   return text;
 }
 
-// The buffers of one validation: each tensor's data followed by guard words.
+std::string at_dims(const OpSpec& spec, const DimValues& dims) {
+  return dims.empty() ? "" : " at " + dims_text(spec, dims);
+}
+
+size_t padded(size_t bytes) { return (bytes + 3) / 4 * 4; }
+
+// The buffers of one size: each tensor's bytes followed by guard bytes.
 class Harness {
  public:
-  Harness(Device& device, const OpSpec& spec, const KernelBinary& binary)
-      : tensors_(spec.tensors()), kernel_(device, binary.spirv, static_cast<uint32_t>(tensors_.size())),
-        sequence_(device, 0) {
+  Harness(Device& device, Kernel& kernel, const OpSpec& spec, const DimValues& dims, Grid grid)
+      : tensors_(spec.tensors()), sequence_(device, 0) {
     std::vector<const Buffer*> bound;
-    for (const auto& tensor : tensors_) buffers_.emplace_back(device, (tensor.elements() + kGuardWords) * 4);
+    for (const auto& tensor : tensors_) {
+      sizes_.push_back(static_cast<size_t>(tensor.bytes(dims)));
+      buffers_.emplace_back(device, padded(sizes_.back()) + kGuardBytes);
+    }
     for (const auto& buffer : buffers_) bound.push_back(&buffer);
-    sequence_.dispatch(kernel_, bound, binary.grid);
+    sequence_.dispatch(kernel, bound, grid, push_constants(dims));
   }
 
-  // Uploads inputs and poisoned outputs, runs the kernel once and returns every buffer's words.
-  std::vector<Words> run(const std::vector<std::vector<float>>& inputs, uint32_t poison) {
+  // Uploads inputs and poisoned outputs, runs the kernel once and returns every buffer's bytes.
+  std::vector<Bytes> run(const std::vector<HostTensor>& inputs, int poison_run) {
     for (size_t t = 0; t < tensors_.size(); ++t) {
-      Words words(static_cast<size_t>(tensors_[t].elements()), poison);
-      if (t < inputs.size()) std::memcpy(words.data(), inputs[t].data(), inputs[t].size() * 4);
-      for (size_t g = 0; g < kGuardWords; ++g) words.push_back(guard_word(g));
-      buffers_[t].upload(words.data(), words.size() * 4);
+      Bytes bytes;
+      if (t < inputs.size()) {
+        bytes = inputs[t].bytes;
+      } else {
+        const Bytes element = poison(tensors_[t].dtype, poison_run);
+        for (size_t i = 0; i < sizes_[t]; ++i) bytes.push_back(element[i % element.size()]);
+      }
+      for (size_t g = 0; bytes.size() < buffers_[t].size(); ++g) bytes.push_back(guard_byte(g));
+      buffers_[t].upload(bytes.data(), bytes.size());
     }
     sequence_.submit();
-    std::vector<Words> contents;
-    for (size_t t = 0; t < tensors_.size(); ++t) contents.push_back(buffers_[t].download<uint32_t>());
+    std::vector<Bytes> contents;
+    for (size_t t = 0; t < tensors_.size(); ++t) contents.push_back(buffers_[t].download<uint8_t>());
     return contents;
   }
 
+  size_t tensor_bytes(size_t t) const { return sizes_[t]; }
+
  private:
   std::vector<TensorSpec> tensors_;
-  Kernel kernel_;
+  std::vector<size_t> sizes_;
   std::vector<Buffer> buffers_;
   Sequence sequence_;
 };
 
+CaseResult failure(const TestCase& test_case, const OpSpec& spec, Status status, const std::string& tensor) {
+  CaseResult result{test_case.name, test_case.seed, status, tensor};
+  result.dims = dims_text(spec, test_case.dims);
+  return result;
+}
+
 // Checks that need only one run: the guards and the inputs. Returns a failure or nothing.
-std::optional<CaseResult> check_run(const OpSpec& spec, const TestCase& test_case, const std::vector<Words>& contents) {
+std::optional<CaseResult> check_run(const OpSpec& spec, const Harness& harness, const TestCase& test_case,
+                                    const std::vector<Bytes>& contents) {
+  const auto tensors = spec.tensors();
   for (size_t t = 0; t < contents.size(); ++t) {
-    const size_t elements = contents[t].size() - kGuardWords;
-    for (size_t g = 0; g < kGuardWords; ++g) {
-      if (contents[t][elements + g] != guard_word(g)) {
-        CaseResult failure{test_case.name, test_case.seed, Status::OUT_OF_BOUNDS, spec.tensors()[t].name};
-        failure.detail = "wrote past the end of " + describe_tensor(spec, t) + ": element " +
-                         std::to_string(elements + g) + " of a tensor of " + std::to_string(elements) +
-                         " elements was changed; guard every store with an index < " + std::to_string(elements);
-        return failure;
+    const size_t size = harness.tensor_bytes(t);
+    for (size_t g = 0; size + g < contents[t].size(); ++g) {
+      if (contents[t][size + g] != guard_byte(g)) {
+        CaseResult result = failure(test_case, spec, Status::OUT_OF_BOUNDS, tensors[t].name);
+        const size_t element_bytes = dtype_bytes(tensors[t].dtype);
+        result.detail = "wrote past the end of " + describe_tensor(spec, t) + at_dims(spec, test_case.dims) +
+                        ": element " + std::to_string((size + g) / element_bytes) + " of a tensor of " +
+                        std::to_string(size / element_bytes) + " elements was changed; guard every store with an "
+                        "index < " + std::to_string(size / element_bytes);
+        return result;
       }
     }
   }
   for (size_t t = 0; t < test_case.inputs.size(); ++t) {
-    const auto& input = test_case.inputs[t];
-    for (size_t i = 0; i < input.size(); ++i) {
-      if (contents[t][i] != std::bit_cast<uint32_t>(input[i])) {
-        CaseResult failure{test_case.name, test_case.seed, Status::WROTE_INPUT, spec.inputs[t].name};
-        failure.detail = "changed " + describe_tensor(spec, t) + " at element " + std::to_string(i) +
-                         "; inputs are read-only: declare them `readonly` and write only the outputs";
-        return failure;
-      }
+    const Bytes& input = test_case.inputs[t].bytes;
+    const auto differs = std::mismatch(input.begin(), input.end(), contents[t].begin());
+    if (differs.first != input.end()) {
+      CaseResult result = failure(test_case, spec, Status::WROTE_INPUT, spec.inputs[t].name);
+      result.detail = "changed " + describe_tensor(spec, t) + " at element " +
+                      std::to_string((differs.first - input.begin()) / dtype_bytes(spec.inputs[t].dtype)) +
+                      "; inputs are read-only: declare them `readonly` and write only the outputs";
+      return result;
     }
   }
   return std::nullopt;
 }
 
-std::span<const float> as_floats(const Words& words, size_t elements) {
-  return {reinterpret_cast<const float*>(words.data()), elements};
+HostTensor output_tensor(const TensorSpec& tensor, const DimValues& dims, const Bytes& contents) {
+  HostTensor values(tensor.dtype, tensor.shape_at(dims));
+  std::copy_n(contents.begin(), values.bytes.size(), values.bytes.begin());
+  return values;
 }
 
-CaseResult check_case(const OpSpec& spec, ReferenceFunction reference, const TestCase& test_case,
-                      const std::vector<Words>& first, const std::vector<Words>& second) {
+CaseResult check_case(const OpSpec& spec, ReferenceFunction reference, const Harness& harness,
+                      const TestCase& test_case, const std::vector<Bytes>& first, const std::vector<Bytes>& second) {
   for (const auto* run : {&first, &second})
-    if (auto failure = check_run(spec, test_case, *run)) return *failure;
+    if (auto failed = check_run(spec, harness, test_case, *run)) return *failed;
 
-  const auto expected = run_reference(spec, reference, test_case.inputs);
-  CaseResult result{test_case.name, test_case.seed, Status::PASSED};
+  const auto expected = run_reference(spec, reference, test_case);
+  CaseResult result = failure(test_case, spec, Status::PASSED, "");
   for (size_t o = 0; o < spec.outputs.size(); ++o) {
+    const TensorSpec& output = spec.outputs[o];
     const size_t t = spec.inputs.size() + o;
-    const size_t elements = static_cast<size_t>(spec.outputs[o].elements());
-    const Words& a = first[t];
-    const Words& b = second[t];
+    const size_t element_bytes = dtype_bytes(output.dtype);
+    const size_t elements = harness.tensor_bytes(t) / element_bytes;
+    const Bytes poison_a = poison(output.dtype, 0), poison_b = poison(output.dtype, 1);
     int64_t unwritten = 0, first_unwritten = -1, differing = 0, first_difference = -1;
     for (size_t i = 0; i < elements; ++i) {
-      if (a[i] == kPoisonA && b[i] == kPoisonB) {
+      const auto a = first[t].begin() + static_cast<std::ptrdiff_t>(i * element_bytes);
+      const auto b = second[t].begin() + static_cast<std::ptrdiff_t>(i * element_bytes);
+      if (std::equal(poison_a.begin(), poison_a.end(), a) && std::equal(poison_b.begin(), poison_b.end(), b)) {
         if (unwritten++ == 0) first_unwritten = static_cast<int64_t>(i);
-      } else if (a[i] != b[i]) {
+      } else if (!std::equal(a, a + static_cast<std::ptrdiff_t>(element_bytes), b)) {
         if (differing++ == 0) first_difference = static_cast<int64_t>(i);
       }
     }
-    result.tensor = spec.outputs[o].name;
-    result.comparison = compare_outputs(as_floats(a, elements), expected[o], spec.atol, spec.rtol);
+    result.tensor = output.name;
+    const Tolerance tolerance = spec.tolerance_of(output);
+    result.comparison =
+        compare_outputs(output_tensor(output, test_case.dims, first[t]), expected[o], tolerance.atol, tolerance.rtol);
+    const std::string where = at_dims(spec, test_case.dims);
     // Differences first: a kernel that reads its output before writing it leaves the poison unchanged
     // wherever it adds zero (y += 0 keeps NaN's payload and 31337), which would otherwise read as unwritten.
     if (differing > 0) {
       result.status = Status::NONDETERMINISTIC;
-      result.detail = "two runs on the same inputs gave different " + spec.outputs[o].name + " at " +
+      result.detail = "two runs on the same inputs gave different " + output.name + where + " at " +
                       std::to_string(differing) + " elements (first at index " + std::to_string(first_difference) +
                       "); does the kernel read its output before writing it, or race between invocations?";
       return result;
@@ -139,7 +185,7 @@ CaseResult check_case(const OpSpec& spec, ReferenceFunction reference, const Tes
     if (unwritten > 0) {
       result.status = Status::INCORRECT_NUMERICAL;
       result.detail = std::to_string(unwritten) + " of " + std::to_string(elements) + " elements of output " +
-                      spec.outputs[o].name + " were never written (first at index " + std::to_string(first_unwritten) +
+                      output.name + where + " were never written (first at index " + std::to_string(first_unwritten) +
                       "); the grid or the indexing does not cover the whole output";
       return result;
     }
@@ -147,7 +193,7 @@ CaseResult check_case(const OpSpec& spec, ReferenceFunction reference, const Tes
       const Comparison& c = result.comparison;
       result.status = Status::INCORRECT_NUMERICAL;
       result.detail = std::to_string(c.mismatches) + " of " + std::to_string(c.elements) + " elements of " +
-                      spec.outputs[o].name + " differ from the reference; first at index " +
+                      output.name + where + " differ from the reference; first at index " +
                       std::to_string(c.first_mismatch) + ": got " + shortest(c.got_at_first) + ", expected " +
                       shortest(c.expected_at_first);
       return result;
@@ -156,26 +202,116 @@ CaseResult check_case(const OpSpec& spec, ReferenceFunction reference, const Tes
   return result;
 }
 
-std::string dims(std::array<uint32_t, 3> v) {
+std::string triple(std::array<uint32_t, 3> v) {
   return std::to_string(v[0]) + "x" + std::to_string(v[1]) + "x" + std::to_string(v[2]);
+}
+
+// A size of at least two workgroups that no workgroup extent above 1 divides.
+int64_t ragged_size(std::array<uint32_t, 3> local_size) {
+  const int64_t invocations = int64_t{local_size[0]} * local_size[1] * local_size[2];
+  int64_t size = std::max<int64_t>(3, invocations + invocations / 2 + 1);
+  const auto divides = [&](int64_t value) {
+    return std::any_of(local_size.begin(), local_size.end(), [&](uint32_t e) { return e > 1 && value % e == 0; });
+  };
+  while (divides(size)) ++size;
+  return size;
+}
+
+// Whether the SPIR-V declares a capability this device was not given, and which.
+std::optional<std::string> missing_capability(const SpirvInterface& interface, const DeviceInfo& device) {
+  const DeviceFeatures& f = device.features;
+  const std::pair<const char*, bool> needs[] = {
+      {"Float16", f.shader_float16},         {"Int8", f.shader_int8},
+      {"Int16", f.shader_int16},             {"Int64", f.shader_int64},
+      {"Float64", f.shader_float64},         {"StorageBuffer16BitAccess", f.storage_buffer_16bit},
+      {"StorageBuffer8BitAccess", f.storage_buffer_8bit},
+  };
+  for (const auto& [capability, present] : needs)
+    if (!present && std::find(interface.capabilities.begin(), interface.capabilities.end(), capability) !=
+                        interface.capabilities.end())
+      return std::string(capability);
+  return std::nullopt;
+}
+
+std::optional<std::string> dims_block_mismatch(const OpSpec& spec, const SpirvInterface& interface) {
+  const auto& members = interface.push_constant_members;
+  if (spec.dims.empty()) {
+    if (interface.uses_push_constants)
+      return std::string("uses push constants, but the op has no symbolic dims; hard-code its shapes");
+    return std::nullopt;
+  }
+  std::string block = "layout(push_constant) uniform Dims {";
+  for (const DimSpec& dim : spec.dims) block += " uint " + dim.name + ";";
+  block += " } dims;";
+  if (!interface.uses_push_constants) return std::nullopt;
+  if (members.size() != spec.dims.size())
+    return "its push-constant block has " + std::to_string(members.size()) + " members; the op's dims arrive as " +
+           block;
+  for (size_t i = 0; i < members.size(); ++i) {
+    const SpirvMember& member = members[i];
+    const bool named = member.name.empty() || member.name == spec.dims[i].name;
+    if (!named || member.offset != 4 * i || member.type.kind != "uint" || member.type.width != 32 ||
+        member.components != 1)
+      return "push-constant member " + std::to_string(i) + (member.name.empty() ? "" : " (" + member.name + ")") +
+             " is not `uint " + spec.dims[i].name + "` at offset " + std::to_string(4 * i) + "; declare " + block;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
 
-std::vector<std::vector<float>> run_reference(const OpSpec& spec, ReferenceFunction reference,
-                                              const std::vector<std::vector<float>>& inputs) {
+std::vector<uint32_t> push_constants(const DimValues& dims) {
+  return std::vector<uint32_t>(dims.begin(), dims.end());
+}
+
+std::vector<DimValues> validation_sizes(const OpSpec& spec, std::array<uint32_t, 3> local_size) {
+  std::vector<DimValues> sizes{{}};
+  for (const DimSpec& dim : spec.dims) {
+    std::vector<int64_t> values = dim.sizes;
+    if (std::find(values.begin(), values.end(), 1) == values.end()) values.push_back(1);
+    // Ragged: more than one workgroup's worth along any axis, and a multiple of none of the workgroup's extents.
+    const int64_t widest = *std::max_element(local_size.begin(), local_size.end());
+    const bool has_ragged = std::any_of(values.begin(), values.end(), [&](int64_t v) {
+      return v > widest &&
+             std::none_of(local_size.begin(), local_size.end(), [&](uint32_t e) { return e > 1 && v % e == 0; });
+    });
+    if (!has_ragged) values.push_back(ragged_size(local_size));
+    std::sort(values.begin(), values.end());
+    std::vector<DimValues> grown;
+    for (const DimValues& size : sizes)
+      for (int64_t value : values) {
+        grown.push_back(size);
+        grown.back().push_back(value);
+      }
+    sizes = std::move(grown);
+  }
+  return sizes;
+}
+
+std::vector<HostTensor> run_reference(const OpSpec& spec, ReferenceFunction reference, const TestCase& test_case) {
   std::vector<ConstTensorView> in;
-  for (size_t i = 0; i < spec.inputs.size(); ++i) in.push_back({inputs.at(i).data(), spec.inputs[i].shape});
-  std::vector<std::vector<float>> outputs;
+  for (size_t i = 0; i < spec.inputs.size(); ++i) {
+    const HostTensor& tensor = test_case.inputs.at(i);
+    in.push_back({spec.inputs[i].name, tensor.dtype, tensor.bytes.data(), tensor.shape});
+  }
+  std::vector<HostTensor> outputs;
+  for (const auto& tensor : spec.outputs) outputs.emplace_back(tensor.dtype, tensor.shape_at(test_case.dims));
   std::vector<TensorView> out;
-  for (const auto& tensor : spec.outputs) outputs.emplace_back(static_cast<size_t>(tensor.elements()), 0.0f);
-  for (size_t o = 0; o < spec.outputs.size(); ++o) out.push_back({outputs[o].data(), spec.outputs[o].shape});
+  for (size_t o = 0; o < spec.outputs.size(); ++o)
+    out.push_back({spec.outputs[o].name, outputs[o].dtype, outputs[o].bytes.data(), outputs[o].shape});
   reference(in, out, Params(spec.params));
   return outputs;
 }
 
+std::optional<std::string> unsupported_on(const OpSpec& spec, const DeviceInfo& device) {
+  for (const TensorSpec& tensor : spec.tensors())
+    if (auto missing = missing_storage_feature(tensor.dtype, device.features))
+      return "op '" + spec.name + "': tensor " + tensor.name + ": " + *missing + " (" + device.name + ")";
+  return std::nullopt;
+}
+
 std::optional<std::string> interface_mismatch(const OpSpec& spec, const SpirvInterface& interface,
-                                              const DeviceInfo& device, Grid grid) {
+                                              const DeviceInfo& device) {
   if (!interface.has_compute_main) return "there is no compute entry point named main";
   const auto tensors = spec.tensors();
   for (const SpirvBinding& binding : interface.bindings) {
@@ -198,27 +334,42 @@ std::optional<std::string> interface_mismatch(const OpSpec& spec, const SpirvInt
     if (i >= spec.inputs.size() && found->readonly)
       return describe_tensor(spec, i) + " is declared readonly, but it is an output the kernel must write";
   }
-  if (interface.uses_push_constants) return "uses push constants; the contract passes only the tensors' buffers";
+  if (auto mismatch = dims_block_mismatch(spec, interface)) return mismatch;
+  if (auto capability = missing_capability(interface, device))
+    return "declares the SPIR-V capability " + *capability + ", which " + device.name +
+           " does not support; do without it (e.g. convert to float or int for arithmetic)";
   const auto& size = interface.local_size;
   if (size[0] == 0 || size[1] == 0 || size[2] == 0)
     return "declares no workgroup size; add layout(local_size_x = ..., local_size_y = ..., local_size_z = ...) in;";
   for (int d = 0; d < 3; ++d) {
     if (size[d] > device.max_workgroup_size[d])
-      return "workgroup size " + dims(size) + " exceeds the device's maximum " + dims(device.max_workgroup_size);
+      return "workgroup size " + triple(size) + " exceeds the device's maximum " + triple(device.max_workgroup_size);
   }
   const uint64_t invocations = uint64_t{size[0]} * size[1] * size[2];
   if (invocations > device.max_workgroup_invocations)
-    return "workgroup size " + dims(size) + " has " + std::to_string(invocations) +
+    return "workgroup size " + triple(size) + " has " + std::to_string(invocations) +
            " invocations; the device allows at most " + std::to_string(device.max_workgroup_invocations);
   if (device.max_shared_memory_bytes > 0 && interface.workgroup_memory_bytes > device.max_shared_memory_bytes)
     return "its shared variables need at least " + std::to_string(interface.workgroup_memory_bytes) +
            " bytes per workgroup; the device allows " + std::to_string(device.max_shared_memory_bytes) +
            ": use smaller tiles";
-  const std::array<uint32_t, 3> grid_size{grid.x, grid.y, grid.z};
-  for (int d = 0; d < 3; ++d) {
-    if (grid_size[d] == 0 || grid_size[d] > device.max_workgroup_count[d])
-      return "dispatch grid " + dims(grid_size) + " is outside 1.." + dims(device.max_workgroup_count) +
-             " workgroups per dimension";
+  return std::nullopt;
+}
+
+std::optional<std::string> grid_problem(const OpSpec& spec, const GridExpression& grid,
+                                        std::span<const DimValues> sizes, const DeviceInfo& device) {
+  for (const DimValues& dims : sizes) {
+    Grid launch;
+    try {
+      launch = grid.evaluate(dims);
+    } catch (const std::exception& error) {
+      return "dispatch `" + grid.text() + "`" + at_dims(spec, dims) + ": " + error.what();
+    }
+    const std::array<uint32_t, 3> counts{launch.x, launch.y, launch.z};
+    for (int d = 0; d < 3; ++d)
+      if (counts[d] > device.max_workgroup_count[d])
+        return "dispatch grid " + triple(counts) + at_dims(spec, dims) + " is outside 1.." +
+               triple(device.max_workgroup_count) + " workgroups per dimension";
   }
   return std::nullopt;
 }
@@ -229,15 +380,6 @@ Verdict validate_kernel(Device& device, const OpSpec& spec, ReferenceFunction re
   verdict.base_seed = options.base_seed;
   verdict.device = device.info().name;
 
-  if (!spec.inputs.empty()) {
-    const auto a = run_reference(spec, reference, make_case(spec, "uniform", options.base_seed).inputs);
-    const auto b = run_reference(spec, reference, make_case(spec, "uniform", ~options.base_seed).inputs);
-    if (a == b)
-      throw std::invalid_argument("op '" + spec.name +
-                                  "': the reference gives the same outputs for two different random inputs; check "
-                                  "that it reads `inputs` and writes `outputs` (" + spec.reference_path + ")");
-  }
-
   std::string error;
   const auto interface = reflect_spirv(kernel.spirv, &error);
   if (!interface) {
@@ -245,18 +387,37 @@ Verdict validate_kernel(Device& device, const OpSpec& spec, ReferenceFunction re
     verdict.reason = "the binary is not SPIR-V: " + error;
     return verdict;
   }
-  if (auto mismatch = interface_mismatch(spec, *interface, device.info(), kernel.grid)) {
+  const std::vector<DimValues> sizes = validation_sizes(spec, interface->local_size);
+  if (!spec.inputs.empty()) {
+    const DimValues& largest = sizes.back();
+    const auto a = run_reference(spec, reference, make_case(spec, "uniform", options.base_seed, largest));
+    const auto b = run_reference(spec, reference, make_case(spec, "uniform", ~options.base_seed, largest));
+    if (a == b)
+      throw std::invalid_argument("op '" + spec.name +
+                                  "': the reference gives the same outputs for two different random inputs; check "
+                                  "that it reads `inputs` and writes `outputs` (" + spec.reference_path + ")");
+  }
+  auto mismatch = interface_mismatch(spec, *interface, device.info());
+  if (!mismatch) mismatch = grid_problem(spec, kernel.grid, sizes, device.info());
+  if (mismatch) {
     verdict.status = Status::INTERFACE_MISMATCH;
     verdict.reason = *mismatch;
     return verdict;
   }
 
   try {
-    Harness harness(device, spec, kernel);
-    for (const TestCase& test_case : make_cases(spec, options.base_seed)) {
-      const auto first = harness.run(test_case.inputs, kPoisonA);
-      const auto second = harness.run(test_case.inputs, kPoisonB);
-      verdict.cases.push_back(check_case(spec, reference, test_case, first, second));
+    Kernel pipeline(device, kernel.spirv, static_cast<uint32_t>(spec.tensors().size()),
+                    static_cast<uint32_t>(spec.dims.size()));
+    for (const DimValues& dims : sizes) {
+      Harness harness(device, pipeline, spec, dims, kernel.grid.evaluate(dims));
+      for (const TestCase& test_case : make_cases(spec, options.base_seed, dims)) {
+        const auto first = harness.run(test_case.inputs, 0);
+        const auto second = harness.run(test_case.inputs, 1);
+        verdict.cases.push_back(check_case(spec, reference, harness, test_case, first, second));
+      }
+      // The first size that fails is the verdict; the sizes after it would only repeat it.
+      if (std::any_of(verdict.cases.begin(), verdict.cases.end(), [](const CaseResult& c) { return !c.passed(); }))
+        break;
     }
   } catch (const VulkanError& failure) {
     verdict.status = Status::RUNTIME_ERROR;
@@ -281,19 +442,22 @@ Verdict validate_kernel(Device& device, const OpSpec& spec, ReferenceFunction re
 
 Timing time_kernel(Device& device, const OpSpec& spec, const KernelBinary& binary, int runs) {
   const auto tensors = spec.tensors();
-  Kernel kernel(device, binary.spirv, static_cast<uint32_t>(tensors.size()));
-  const TestCase inputs = make_case(spec, "uniform", 1);
+  const DimValues dims = spec.bench_dims();
+  Kernel kernel(device, binary.spirv, static_cast<uint32_t>(tensors.size()), static_cast<uint32_t>(dims.size()));
+  const TestCase inputs = make_case(spec, "uniform", 1, dims);
   std::vector<Buffer> buffers;
   std::vector<const Buffer*> bound;
   for (size_t t = 0; t < tensors.size(); ++t) {
-    buffers.emplace_back(device, static_cast<size_t>(tensors[t].bytes()));
-    if (t < inputs.inputs.size()) buffers.back().upload(std::span<const float>(inputs.inputs[t]));
+    buffers.emplace_back(device, padded(static_cast<size_t>(tensors[t].bytes(dims))));
+    if (t < inputs.inputs.size()) buffers.back().upload(inputs.inputs[t].bytes.data(), inputs.inputs[t].bytes.size());
   }
   for (const auto& buffer : buffers) bound.push_back(&buffer);
 
+  const Grid grid = binary.grid.evaluate(dims);
+  const std::vector<uint32_t> pushed = push_constants(dims);
   Sequence sequence(device, static_cast<uint32_t>(runs) + 1);
   sequence.timestamp();
-  for (int r = 0; r < runs; ++r) sequence.dispatch(kernel, bound, binary.grid).timestamp();
+  for (int r = 0; r < runs; ++r) sequence.dispatch(kernel, bound, grid, pushed).timestamp();
   sequence.submit();  // warm-up: caches, clocks, lazy pipeline work
   sequence.submit();
   std::vector<double> samples;
@@ -303,10 +467,11 @@ Timing time_kernel(Device& device, const OpSpec& spec, const KernelBinary& binar
   Timing timing;
   timing.device = device.info().name;
   timing.runs = runs;
+  timing.dims = dims_text(spec, dims);
   timing.median_ns = samples[samples.size() / 2];
   timing.min_ns = samples.front();
-  timing.gbytes_per_second = static_cast<double>(spec.bytes_moved()) / timing.median_ns;
-  timing.gflops = spec.flops / timing.median_ns;
+  timing.gbytes_per_second = spec.bytes_at(dims) / timing.median_ns;
+  timing.gflops = spec.flops_at(dims) / timing.median_ns;
   return timing;
 }
 

@@ -1,5 +1,6 @@
 #include "kernelgen/verdict.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <stdexcept>
 #include <nlohmann/json.hpp>
@@ -46,22 +47,56 @@ std::optional<Status> parse_status(const std::string& name) {
   return std::nullopt;
 }
 
+namespace {
+
+std::string case_line(const CaseResult& c, const std::string& label) {
+  std::string text = "  " + std::string(c.passed() ? "ok  " : "FAIL") + " " + label;
+  if (c.comparison.elements > 0)
+    text += format("  max abs err %.3g, max rel err %.3g", c.comparison.max_abs_error, c.comparison.max_rel_error);
+  if (!c.passed()) text += "  [" + std::string(status_name(c.status)) + "] " + c.detail;
+  return text + "\n";
+}
+
+// Cases at several sizes: the failures, then each kind once with its largest errors over the sizes.
+std::string sized_case_lines(const std::vector<CaseResult>& cases) {
+  std::string text;
+  std::vector<std::string> kinds;
+  for (const CaseResult& c : cases) {
+    if (!c.passed()) text += case_line(c, c.name + " at " + c.dims);
+    if (std::find(kinds.begin(), kinds.end(), c.name) == kinds.end()) kinds.push_back(c.name);
+  }
+  for (const std::string& kind : kinds) {
+    CaseResult worst{kind};
+    int sizes = 0;
+    for (const CaseResult& c : cases) {
+      if (c.name != kind || !c.passed()) continue;
+      ++sizes;
+      worst.comparison.elements += c.comparison.elements;
+      worst.comparison.max_abs_error = std::max(worst.comparison.max_abs_error, c.comparison.max_abs_error);
+      worst.comparison.max_rel_error = std::max(worst.comparison.max_rel_error, c.comparison.max_rel_error);
+    }
+    if (sizes > 0) text += case_line(worst, kind + " (" + std::to_string(sizes) + " sizes)");
+  }
+  return text;
+}
+
+}  // namespace
+
 std::string describe(const Verdict& verdict) {
   std::string text = std::string(status_name(verdict.status));
   if (!verdict.reason.empty()) text += ": " + verdict.reason;
   text += "\n";
-  for (const CaseResult& c : verdict.cases) {
-    text += "  " + std::string(c.status == Status::PASSED ? "ok  " : "FAIL") + " " + c.name;
-    if (c.comparison.elements > 0)
-      text += format("  max abs err %.3g, max rel err %.3g", c.comparison.max_abs_error, c.comparison.max_rel_error);
-    if (c.status != Status::PASSED) text += "  [" + std::string(status_name(c.status)) + "] " + c.detail;
-    text += "\n";
+  const bool sized = std::any_of(verdict.cases.begin(), verdict.cases.end(), [](const CaseResult& c) { return !c.dims.empty(); });
+  if (sized) {
+    text += sized_case_lines(verdict.cases);
+  } else {
+    for (const CaseResult& c : verdict.cases) text += case_line(c, c.name);
   }
   if (!verdict.log.empty()) text += verdict.log + (verdict.log.back() == '\n' ? "" : "\n");
   if (verdict.timing)
     text += format("  GPU time: median %.1f us", verdict.timing->median_ns / 1e3, 0) +
             format(", %.1f GB/s, %.1f GFLOP/s", verdict.timing->gbytes_per_second, verdict.timing->gflops) + " on " +
-            verdict.timing->device + "\n";
+            verdict.timing->device + (verdict.timing->dims.empty() ? "" : " at " + verdict.timing->dims) + "\n";
   if (!verdict.cases.empty()) text += "  replay with KERNELGEN_SEED=" + std::to_string(verdict.base_seed) + "\n";
   return text;
 }
@@ -69,6 +104,7 @@ std::string describe(const Verdict& verdict) {
 void to_json(nlohmann::json& json, const Timing& t) {
   json = {{"device", t.device},
           {"runs", t.runs},
+          {"dims", t.dims},
           {"median_ns", json_number(t.median_ns)},
           {"min_ns", json_number(t.min_ns)},
           {"gbytes_per_second", json_number(t.gbytes_per_second)},
@@ -83,7 +119,8 @@ void to_json(nlohmann::json& json, const Verdict& v) {
                      {"status", status_name(c.status)},
                      {"tensor", c.tensor},
                      {"detail", c.detail},
-                     {"comparison", c.comparison}});
+                     {"comparison", c.comparison},
+                     {"dims", c.dims}});
   json = {{"status", status_name(v.status)}, {"reason", v.reason}, {"base_seed", v.base_seed},
           {"device", v.device},              {"log", v.log},       {"cases", cases}};
   if (v.timing) json["timing"] = *v.timing;
@@ -92,6 +129,7 @@ void to_json(nlohmann::json& json, const Verdict& v) {
 void from_json(const nlohmann::json& json, Timing& t) {
   t.device = json.at("device").get<std::string>();
   t.runs = json.at("runs").get<int>();
+  t.dims = json.value("dims", "");
   t.median_ns = number_from_json(json.at("median_ns"));
   t.min_ns = number_from_json(json.at("min_ns"));
   t.gbytes_per_second = number_from_json(json.at("gbytes_per_second"));
@@ -105,6 +143,7 @@ void from_json(const nlohmann::json& json, CaseResult& c) {
   c.tensor = json.at("tensor").get<std::string>();
   c.detail = json.at("detail").get<std::string>();
   c.comparison = json.at("comparison").get<Comparison>();
+  c.dims = json.value("dims", "");
 }
 
 void from_json(const nlohmann::json& json, Verdict& v) {

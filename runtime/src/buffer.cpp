@@ -1,5 +1,6 @@
 #include "kernelgen/buffer.hpp"
 
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -109,7 +110,16 @@ void check_range(std::size_t offset, std::size_t bytes, std::size_t size, const 
 
 }  // namespace
 
-Buffer::Buffer(Device& device, std::size_t bytes) : device_(&device), bytes_(bytes) {
+namespace {
+
+uint64_t next_buffer_id() {
+  static std::atomic<uint64_t> last{0};
+  return ++last;
+}
+
+}  // namespace
+
+Buffer::Buffer(Device& device, std::size_t bytes) : device_(&device), bytes_(bytes), id_(next_buffer_id()) {
   if (bytes == 0) throw std::invalid_argument("kernelgen: a buffer needs at least one byte");
   const Allocation allocation = allocate(
       device, bytes,
@@ -125,6 +135,7 @@ Buffer::~Buffer() { release(); }
 Buffer::Buffer(Buffer&& other) noexcept
     : device_(other.device_),
       bytes_(other.bytes_),
+      id_(std::exchange(other.id_, 0)),
       buffer_(std::exchange(other.buffer_, VK_NULL_HANDLE)),
       memory_(std::exchange(other.memory_, VK_NULL_HANDLE)),
       mapped_(std::exchange(other.mapped_, nullptr)) {}
@@ -134,6 +145,7 @@ Buffer& Buffer::operator=(Buffer&& other) noexcept {
     release();
     device_ = other.device_;
     bytes_ = other.bytes_;
+    id_ = std::exchange(other.id_, 0);
     buffer_ = std::exchange(other.buffer_, VK_NULL_HANDLE);
     memory_ = std::exchange(other.memory_, VK_NULL_HANDLE);
     mapped_ = std::exchange(other.mapped_, nullptr);

@@ -81,6 +81,102 @@ int compute_queue_family(VkPhysicalDevice physical) {
   return fallback;
 }
 
+bool has_extension(const DeviceInfo& info, const char* name) {
+  return std::binary_search(info.extensions.begin(), info.extensions.end(), std::string(name));
+}
+
+// The feature structs that hold the optional features kernels use, linked as one pNext chain behind `core`:
+// the Vulkan 1.1 and 1.2 aggregates on a 1.2 device, else the KHR structs whose extensions the device lists.
+// One chain is filled by vkGetPhysicalDeviceFeatures2 to read what a device has; another, set by hand,
+// enables features in vkCreateDevice.
+struct FeatureChain {
+  VkPhysicalDeviceFeatures2 core{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  VkPhysicalDeviceVulkan11Features vulkan11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+  VkPhysicalDeviceVulkan12Features vulkan12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  VkPhysicalDevice16BitStorageFeatures storage16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+  VkPhysicalDevice8BitStorageFeatures storage8{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES};
+  VkPhysicalDeviceShaderFloat16Int8Features float16_int8{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
+  // Where the chain keeps each feature; null when no struct in the chain has it.
+  VkBool32* storage_buffer_16bit = nullptr;
+  VkBool32* uniform_and_storage_buffer_16bit = nullptr;
+  VkBool32* storage_buffer_8bit = nullptr;
+  VkBool32* uniform_and_storage_buffer_8bit = nullptr;
+  VkBool32* shader_float16 = nullptr;
+  VkBool32* shader_int8 = nullptr;
+  // The device extensions the chain's structs need.
+  std::vector<const char*> extensions;
+
+  explicit FeatureChain(const DeviceInfo& info) {
+    if (info.api_version >= VK_API_VERSION_1_2) {
+      append(vulkan11);
+      append(vulkan12);
+      storage_buffer_16bit = &vulkan11.storageBuffer16BitAccess;
+      uniform_and_storage_buffer_16bit = &vulkan11.uniformAndStorageBuffer16BitAccess;
+      storage_buffer_8bit = &vulkan12.storageBuffer8BitAccess;
+      uniform_and_storage_buffer_8bit = &vulkan12.uniformAndStorageBuffer8BitAccess;
+      shader_float16 = &vulkan12.shaderFloat16;
+      shader_int8 = &vulkan12.shaderInt8;
+      return;
+    }
+    if (use(info, storage16, VK_KHR_16BIT_STORAGE_EXTENSION_NAME)) {
+      storage_buffer_16bit = &storage16.storageBuffer16BitAccess;
+      uniform_and_storage_buffer_16bit = &storage16.uniformAndStorageBuffer16BitAccess;
+    }
+    if (use(info, storage8, VK_KHR_8BIT_STORAGE_EXTENSION_NAME)) {
+      storage_buffer_8bit = &storage8.storageBuffer8BitAccess;
+      uniform_and_storage_buffer_8bit = &storage8.uniformAndStorageBuffer8BitAccess;
+    }
+    if (use(info, float16_int8, VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME)) {
+      shader_float16 = &float16_int8.shaderFloat16;
+      shader_int8 = &float16_int8.shaderInt8;
+    }
+    // Both storage extensions require this one on a Vulkan 1.0 device, where it is not yet core.
+    if ((storage_buffer_16bit || storage_buffer_8bit) &&
+        has_extension(info, VK_KHR_STORAGE_BUFFER_STORAGE_CLASS_EXTENSION_NAME))
+      extensions.push_back(VK_KHR_STORAGE_BUFFER_STORAGE_CLASS_EXTENSION_NAME);
+  }
+  // The structs point into each other.
+  FeatureChain(const FeatureChain&) = delete;
+  FeatureChain& operator=(const FeatureChain&) = delete;
+
+  // Every feature flag above, for copying the supported ones from one chain into another.
+  static constexpr VkBool32* FeatureChain::*kFlags[] = {
+      &FeatureChain::storage_buffer_16bit, &FeatureChain::uniform_and_storage_buffer_16bit,
+      &FeatureChain::storage_buffer_8bit,  &FeatureChain::uniform_and_storage_buffer_8bit,
+      &FeatureChain::shader_float16,       &FeatureChain::shader_int8};
+
+ private:
+  void** tail = &core.pNext;
+
+  template <class Features>
+  void append(Features& features) {
+    *tail = &features;
+    tail = &features.pNext;
+  }
+  template <class Features>
+  bool use(const DeviceInfo& info, Features& features, const char* extension) {
+    if (!has_extension(info, extension)) return false;
+    append(features);
+    extensions.push_back(extension);
+    return true;
+  }
+};
+
+DeviceFeatures query_features(VkPhysicalDevice physical, const DeviceInfo& info) {
+  FeatureChain chain(info);
+  vkGetPhysicalDeviceFeatures2(physical, &chain.core);
+  const auto has = [](const VkBool32* flag) { return flag && *flag == VK_TRUE; };
+  const VkPhysicalDeviceFeatures& core = chain.core.features;
+  return {.storage_buffer_16bit = has(chain.storage_buffer_16bit),
+          .storage_buffer_8bit = has(chain.storage_buffer_8bit),
+          .shader_float16 = has(chain.shader_float16),
+          .shader_int8 = has(chain.shader_int8),
+          .shader_int16 = core.shaderInt16 == VK_TRUE,
+          .shader_int64 = core.shaderInt64 == VK_TRUE,
+          .shader_float64 = core.shaderFloat64 == VK_TRUE};
+}
+
 DeviceInfo describe(VkPhysicalDevice physical, uint32_t index) {
   VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
   VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
@@ -119,11 +215,8 @@ DeviceInfo describe(VkPhysicalDevice physical, uint32_t index) {
   vkEnumerateDeviceExtensionProperties(physical, nullptr, &extension_count, extensions.data());
   for (const auto& extension : extensions) info.extensions.emplace_back(extension.extensionName);
   std::sort(info.extensions.begin(), info.extensions.end());
+  info.features = query_features(physical, info);
   return info;
-}
-
-bool has_extension(const DeviceInfo& info, const char* name) {
-  return std::binary_search(info.extensions.begin(), info.extensions.end(), std::string(name));
 }
 
 bool layer_available(const char* name) {
@@ -271,17 +364,24 @@ Device::Device(const DeviceOptions& options) : impl_(std::make_unique<Impl>()) {
   queue.queueCount = 1;
   queue.pQueuePriorities = &priority;
 
-  VkPhysicalDeviceFeatures supported{};
-  vkGetPhysicalDeviceFeatures(impl_->physical, &supported);
-  VkPhysicalDeviceFeatures features{};
-  impl_->robust = options.robust_buffer_access && supported.robustBufferAccess;
+  // Every optional feature the device has is enabled, so any kernel the contract allows can run.
+  FeatureChain supported(impl_->info);
+  vkGetPhysicalDeviceFeatures2(impl_->physical, &supported.core);
+  FeatureChain enabled(impl_->info);
+  for (VkBool32* FeatureChain::* flag : FeatureChain::kFlags)
+    if (enabled.*flag) *(enabled.*flag) = *(supported.*flag);
+  const VkPhysicalDeviceFeatures& has = supported.core.features;
+  VkPhysicalDeviceFeatures& features = enabled.core.features;
+  impl_->robust = options.robust_buffer_access && has.robustBufferAccess;
   features.robustBufferAccess = impl_->robust;
-  features.shaderInt64 = supported.shaderInt64;
-  features.shaderFloat64 = supported.shaderFloat64;
+  features.shaderInt16 = has.shaderInt16;
+  features.shaderInt64 = has.shaderInt64;
+  features.shaderFloat64 = has.shaderFloat64;
 
-  VkPhysicalDeviceRobustness2FeaturesEXT robustness2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT};
-  std::vector<const char*> extensions;
+  std::vector<const char*> extensions = enabled.extensions;
   VkDeviceCreateInfo create{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+  create.pNext = enabled.core.pNext;
+  VkPhysicalDeviceRobustness2FeaturesEXT robustness2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT};
   if (impl_->robust && has_extension(impl_->info, VK_EXT_ROBUSTNESS_2_EXTENSION_NAME)) {
     VkPhysicalDeviceRobustness2FeaturesEXT query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT};
     VkPhysicalDeviceFeatures2 features2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
@@ -289,12 +389,14 @@ Device::Device(const DeviceOptions& options) : impl_(std::make_unique<Impl>()) {
     vkGetPhysicalDeviceFeatures2(impl_->physical, &features2);
     if (query.robustBufferAccess2) {
       robustness2.robustBufferAccess2 = VK_TRUE;
+      robustness2.pNext = enabled.core.pNext;
       extensions.push_back(VK_EXT_ROBUSTNESS_2_EXTENSION_NAME);
       create.pNext = &robustness2;
     }
   }
   create.queueCreateInfoCount = 1;
   create.pQueueCreateInfos = &queue;
+  // The core features go through pEnabledFeatures, the rest through the chain behind it.
   create.pEnabledFeatures = &features;
   create.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
   create.ppEnabledExtensionNames = extensions.data();

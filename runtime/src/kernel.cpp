@@ -34,11 +34,11 @@ void check_contract(std::span<const uint32_t> spirv, uint32_t binding_count) {
 
 }  // namespace
 
-Kernel::Kernel(const Device& device, std::span<const uint32_t> spirv, uint32_t binding_count)
-    : Kernel(device.vk_device(), spirv, binding_count) {}
+Kernel::Kernel(const Device& device, std::span<const uint32_t> spirv, uint32_t binding_count, uint32_t dim_count)
+    : Kernel(device.vk_device(), spirv, binding_count, dim_count) {}
 
-Kernel::Kernel(VkDevice device, std::span<const uint32_t> spirv, uint32_t binding_count)
-    : device_(device), binding_count_(binding_count) {
+Kernel::Kernel(VkDevice device, std::span<const uint32_t> spirv, uint32_t binding_count, uint32_t dim_count)
+    : device_(device), binding_count_(binding_count), dim_count_(dim_count) {
   check_contract(spirv, binding_count);
   try {
     create(spirv);
@@ -66,6 +66,11 @@ void Kernel::create(std::span<const uint32_t> spirv) {
   VkPipelineLayoutCreateInfo layout{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
   layout.setLayoutCount = 1;
   layout.pSetLayouts = &set_layout_;
+  const VkPushConstantRange dims{VK_SHADER_STAGE_COMPUTE_BIT, 0, dim_count_ * 4};
+  if (dim_count_ > 0) {
+    layout.pushConstantRangeCount = 1;
+    layout.pPushConstantRanges = &dims;
+  }
   vk_check(vkCreatePipelineLayout(device_, &layout, nullptr, &pipeline_layout_), "creating a pipeline layout");
 
   VkComputePipelineCreateInfo pipeline{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
@@ -83,6 +88,7 @@ Kernel::~Kernel() { release(); }
 Kernel::Kernel(Kernel&& other) noexcept
     : device_(std::exchange(other.device_, VK_NULL_HANDLE)),
       binding_count_(other.binding_count_),
+      dim_count_(other.dim_count_),
       module_(std::exchange(other.module_, VK_NULL_HANDLE)),
       set_layout_(std::exchange(other.set_layout_, VK_NULL_HANDLE)),
       pipeline_layout_(std::exchange(other.pipeline_layout_, VK_NULL_HANDLE)),
@@ -95,6 +101,7 @@ Kernel& Kernel::operator=(Kernel&& other) noexcept {
   Kernel moved(std::move(other));
   std::swap(device_, moved.device_);
   std::swap(binding_count_, moved.binding_count_);
+  std::swap(dim_count_, moved.dim_count_);
   std::swap(module_, moved.module_);
   std::swap(set_layout_, moved.set_layout_);
   std::swap(pipeline_layout_, moved.pipeline_layout_);
@@ -120,8 +127,10 @@ void Kernel::release() {
   module_ = VK_NULL_HANDLE;
 }
 
-VkDescriptorSet Kernel::descriptor_set(std::span<const VkBuffer> buffers) {
-  std::vector<VkBuffer> key(buffers.begin(), buffers.end());
+VkDescriptorSet Kernel::descriptor_set(std::span<const VkBuffer> buffers, std::span<const uint64_t> identity) {
+  std::pair<bool, std::vector<uint64_t>> key{!identity.empty(), {identity.begin(), identity.end()}};
+  if (identity.empty())
+    for (VkBuffer buffer : buffers) key.second.push_back(reinterpret_cast<uint64_t>(buffer));
   if (auto found = sets_.find(key); found != sets_.end()) return found->second;
 
   if (pools_.empty() || sets_in_last_pool_ == kSetsPerPool) {
@@ -159,13 +168,21 @@ VkDescriptorSet Kernel::descriptor_set(std::span<const VkBuffer> buffers) {
   return set;
 }
 
-void Kernel::record(VkCommandBuffer command_buffer, std::span<const VkBuffer> buffers, Grid grid) {
+void Kernel::record(VkCommandBuffer command_buffer, std::span<const VkBuffer> buffers, Grid grid,
+                    std::span<const uint32_t> dims, std::span<const uint64_t> identity) {
   if (buffers.size() != binding_count_)
     throw std::invalid_argument("kernelgen: the kernel takes " + std::to_string(binding_count_) + " buffers, got " +
                                 std::to_string(buffers.size()));
-  const VkDescriptorSet set = descriptor_set(buffers);
+  if (dims.size() != dim_count_)
+    throw std::invalid_argument("kernelgen: the kernel takes " + std::to_string(dim_count_) + " dims, got " +
+                                std::to_string(dims.size()));
+  if (!identity.empty() && identity.size() != buffers.size())
+    throw std::invalid_argument("kernelgen: one identity per buffer, got " + std::to_string(identity.size()));
+  const VkDescriptorSet set = descriptor_set(buffers, identity);
   vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_);
   vkCmdBindDescriptorSets(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_layout_, 0, 1, &set, 0, nullptr);
+  if (dim_count_ > 0)
+    vkCmdPushConstants(command_buffer, pipeline_layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, dim_count_ * 4, dims.data());
   vkCmdDispatch(command_buffer, grid.x, grid.y, grid.z);
 }
 

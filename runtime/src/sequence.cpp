@@ -53,13 +53,17 @@ void Sequence::barrier() {
                      VK_ACCESS_TRANSFER_WRITE_BIT);
 }
 
-Sequence& Sequence::dispatch(Kernel& kernel, const std::vector<const Buffer*>& buffers, Grid grid) {
+Sequence& Sequence::dispatch(Kernel& kernel, const std::vector<const Buffer*>& buffers, Grid grid,
+                             std::span<const uint32_t> dims) {
   begin_if_needed();
   std::vector<VkBuffer> handles;
-  handles.reserve(buffers.size());
-  for (const Buffer* buffer : buffers) handles.push_back(buffer->vk_buffer());
+  std::vector<uint64_t> identity;
+  for (const Buffer* buffer : buffers) {
+    handles.push_back(buffer->vk_buffer());
+    identity.push_back(buffer->id());
+  }
   barrier();
-  kernel.record(command_buffer_, handles, grid);
+  kernel.record(command_buffer_, handles, grid, dims, identity);
   return *this;
 }
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -35,6 +36,13 @@ OpSpec large_spec() {
   })"));
 }
 
+// The elements of a tensor as floats, for the checks written against the f32 values a case holds.
+std::vector<float> floats(const HostTensor& tensor) {
+  std::vector<float> values;
+  for (int64_t i = 0; i < tensor.elements(); ++i) values.push_back(static_cast<float>(tensor.value(i)));
+  return values;
+}
+
 const TestCase& find_case(const std::vector<TestCase>& cases, const std::string& name) {
   auto found = std::find_if(cases.begin(), cases.end(), [&](const TestCase& c) { return c.name == name; });
   if (found == cases.end()) throw std::logic_error("no case " + name);
@@ -51,8 +59,12 @@ TEST(Cases, AreFiveRandomThenFiveEdgeCasesInAFixedOrder) {
 TEST(Cases, HoldOneTensorPerInputWithItsElementCount) {
   for (const TestCase& c : make_cases(two_input_spec(), 1)) {
     ASSERT_EQ(c.inputs.size(), 2u) << c.name;
-    EXPECT_EQ(c.inputs[0].size(), 24u) << c.name;
-    EXPECT_EQ(c.inputs[1].size(), 12u) << c.name;
+    EXPECT_EQ(c.inputs[0].elements(), 24) << c.name;
+    EXPECT_EQ(c.inputs[1].elements(), 12) << c.name;
+    EXPECT_EQ(c.inputs[0].shape, (std::vector<int64_t>{2, 3, 4})) << c.name;
+    EXPECT_EQ(c.inputs[0].dtype, DType::f32) << c.name;
+    EXPECT_EQ(c.inputs[0].bytes.size(), 24u * 4) << c.name;
+    EXPECT_TRUE(c.dims.empty()) << c.name;
   }
 }
 
@@ -83,8 +95,9 @@ TEST(Cases, ADifferentBaseSeedChangesEveryRandomCaseButNoEdgeCase) {
 
 TEST(Cases, TwoInputsOfARandomCaseAreDrawnIndependently) {
   const TestCase c = make_case(two_input_spec(), "uniform", 7);
-  const std::vector<float> head(c.inputs[0].begin(), c.inputs[0].begin() + 12);
-  EXPECT_NE(head, c.inputs[1]);
+  const std::vector<float> x = floats(c.inputs[0]);
+  const std::vector<float> head(x.begin(), x.begin() + 12);
+  EXPECT_NE(head, floats(c.inputs[1]));
 }
 
 TEST(Cases, MakeCaseGivesTheSameTensorsAsTheSuite) {
@@ -99,46 +112,216 @@ TEST(Cases, AnUnknownCaseNameIsRejected) {
 
 TEST(Cases, RandomCasesDrawFromTheirDistributions) {
   const auto cases = make_cases(large_spec(), 2024);
-  const auto& uniform = find_case(cases, "uniform").inputs[0];
+  const auto uniform = floats(find_case(cases, "uniform").inputs[0]);
   EXPECT_TRUE(std::all_of(uniform.begin(), uniform.end(), [](float v) { return v >= -1 && v <= 1; }));
   EXPECT_LT(*std::min_element(uniform.begin(), uniform.end()), -0.9f);
   EXPECT_GT(*std::max_element(uniform.begin(), uniform.end()), 0.9f);
 
-  const auto& normal = find_case(cases, "normal").inputs[0];
+  const auto normal = floats(find_case(cases, "normal").inputs[0]);
   EXPECT_GT(*std::max_element(normal.begin(), normal.end(),
                               [](float a, float b) { return std::fabs(a) < std::fabs(b); }),
             1.5f)
       << "a normal(0,1) sample of 4096 reaches past 1.5";
 
-  const auto& sparse = find_case(cases, "sparse").inputs[0];
+  const auto sparse = floats(find_case(cases, "sparse").inputs[0]);
   const auto zeros = std::count(sparse.begin(), sparse.end(), 0.0f);
   EXPECT_GT(zeros, 4096 * 85 / 100);
   EXPECT_LT(zeros, 4096 * 95 / 100);
 
-  const auto& large = find_case(cases, "large").inputs[0];
+  const auto large = floats(find_case(cases, "large").inputs[0]);
   EXPECT_TRUE(std::all_of(large.begin(), large.end(), [](float v) { return std::fabs(v) <= 1e4f; }));
   EXPECT_GT(*std::max_element(large.begin(), large.end()), 9e3f);
 
-  const auto& tiny = find_case(cases, "tiny").inputs[0];
+  const auto tiny = floats(find_case(cases, "tiny").inputs[0]);
   EXPECT_TRUE(std::all_of(tiny.begin(), tiny.end(), [](float v) { return std::fabs(v) <= 1e-4f; }));
   EXPECT_GT(*std::max_element(tiny.begin(), tiny.end()), 9e-5f);
 }
 
 TEST(Cases, EdgeCasesHoldExactValues) {
   const auto cases = make_cases(two_input_spec(), 5);
-  const auto& x = [&](const char* name) -> const std::vector<float>& {
-    return find_case(cases, name).inputs[0];
-  };
+  const auto x = [&](const char* name) { return floats(find_case(cases, name).inputs[0]); };
   EXPECT_EQ(x("zeros"), std::vector<float>(24, 0.0f));
   EXPECT_EQ(x("ones"), std::vector<float>(24, 1.0f));
-  for (size_t i = 0; i < 24; ++i) EXPECT_EQ(x("extremes")[i], i % 2 ? -65504.0f : 65504.0f) << i;
+  const std::vector<float> extremes = x("extremes");
+  for (size_t i = 0; i < 24; ++i) EXPECT_EQ(extremes[i], i % 2 ? -65504.0f : 65504.0f) << i;
   // x is [2,3,4]: the sign alternates along the last two dimensions, and each of the 2 slices repeats it.
   const std::vector<float> slice{1, -1, 1, -1, -1, 1, -1, 1, 1, -1, 1, -1};
-  EXPECT_EQ(std::vector<float>(x("checkerboard").begin(), x("checkerboard").begin() + 12), slice);
-  EXPECT_EQ(std::vector<float>(x("checkerboard").begin() + 12, x("checkerboard").end()), slice);
-  for (size_t i = 0; i < 24; ++i) EXPECT_EQ(x("ramp")[i], static_cast<float>(static_cast<int>(i) - 12)) << i;
+  const std::vector<float> checkerboard = x("checkerboard");
+  EXPECT_EQ(std::vector<float>(checkerboard.begin(), checkerboard.begin() + 12), slice);
+  EXPECT_EQ(std::vector<float>(checkerboard.begin() + 12, checkerboard.end()), slice);
+  const std::vector<float> ramp = x("ramp");
+  for (size_t i = 0; i < 24; ++i) EXPECT_EQ(ramp[i], static_cast<float>(static_cast<int>(i) - 12)) << i;
 }
 
+// Contract 2: a case for each dtype of dtypes.def, at the given dims, and INDEX inputs within their bound.
+
+constexpr const char* kCaseNames[] = {"uniform", "normal", "sparse",   "large",        "tiny",
+                                      "zeros",   "ones",   "extremes", "checkerboard", "ramp"};
+
+// x:<dtype>[64,64] -> y:<dtype>[64,64]
+OpSpec one_dtype_spec(std::string_view dtype) {
+  nlohmann::json spec = nlohmann::json::parse(R"({"name": "copy",
+    "inputs": [{"name": "x", "shape": [64, 64]}], "outputs": [{"name": "y", "shape": [64, 64]}]})");
+  spec["inputs"][0]["dtype"] = dtype;
+  spec["outputs"][0]["dtype"] = dtype;
+  return parse_op_spec(spec);
+}
+
+// An embedding lookup: ids index the rows of table, a dim that DIMS validates at several sizes.
+OpSpec gather_spec() {
+  return parse_op_spec(nlohmann::json::parse(R"({"name": "gather",
+    "inputs": [{"name": "ids", "dtype": "i32", "shape": ["n"], "index": "vocab"},
+               {"name": "table", "dtype": "f32", "shape": ["vocab", 4]},
+               {"name": "slots", "dtype": "u32", "shape": ["n"], "index": 3}],
+    "outputs": [{"name": "y", "dtype": "f32", "shape": ["n", 4]}],
+    "dims": {"n": [1, 1000], "vocab": [1, 7, 5000]}})"));
+}
+
+double min_of(const HostTensor& t) {
+  double low = std::numeric_limits<double>::infinity();
+  for (int64_t i = 0; i < t.elements(); ++i) low = std::min(low, t.value(i));
+  return low;
+}
+
+double max_of(const HostTensor& t) {
+  double high = -std::numeric_limits<double>::infinity();
+  for (int64_t i = 0; i < t.elements(); ++i) high = std::max(high, t.value(i));
+  return high;
+}
+
+TEST(CasesPerDtype, EveryValueIsFiniteAndWithinTheDtypesRangeInEveryCase) {
+  for (const DTypeInfo& info : kDTypes) {
+    const OpSpec spec = one_dtype_spec(info.name);
+    for (const TestCase& c : make_cases(spec, 11)) {
+      const HostTensor& x = c.inputs[0];
+      ASSERT_EQ(x.dtype, info.dtype);
+      ASSERT_EQ(x.bytes.size(), 4096 * info.bytes) << info.name << " " << c.name;
+      for (int64_t i = 0; i < x.elements(); ++i) {
+        const double v = x.value(i);
+        ASSERT_TRUE(std::isfinite(v)) << info.name << " " << c.name << " element " << i;
+        ASSERT_GE(v, lowest_value(info.dtype)) << info.name << " " << c.name << " element " << i;
+        ASSERT_LE(v, highest_value(info.dtype)) << info.name << " " << c.name << " element " << i;
+        if (info.kind != DTypeKind::Float) { ASSERT_EQ(v, std::trunc(v)) << info.name << " " << c.name; }
+      }
+    }
+  }
+}
+
+TEST(CasesPerDtype, IntegerExtremesAreTheDtypesLimitsAndLargeSpansItsRange) {
+  for (const char* name : {"i32", "u32", "i8", "u8"}) {
+    const DType dtype = *parse_dtype(name);
+    const auto cases = make_cases(one_dtype_spec(name), 3);
+    const HostTensor& extremes = find_case(cases, "extremes").inputs[0];
+    for (int64_t i = 0; i < 8; ++i)
+      EXPECT_EQ(extremes.value(i), i % 2 ? lowest_value(dtype) : highest_value(dtype)) << name << " " << i;
+    const HostTensor& large = find_case(cases, "large").inputs[0];
+    EXPECT_GT(max_of(large), highest_value(dtype) / 2) << name;
+    if (lowest_value(dtype) < 0) { EXPECT_LT(min_of(large), lowest_value(dtype) / 2) << name; }
+    const HostTensor& uniform = find_case(cases, "uniform").inputs[0];
+    EXPECT_GE(min_of(uniform), std::max(lowest_value(dtype), -100.0)) << name << ": small values";
+    EXPECT_LE(max_of(uniform), 100) << name << ": small values";
+  }
+  EXPECT_EQ(lowest_value(DType::i8), -128);
+  EXPECT_EQ(highest_value(DType::u32), 4294967295.0);
+}
+
+TEST(CasesPerDtype, SignedIntegersGetNegativesAndUnsignedOnesNever) {
+  for (const char* name : {"i32", "i8"}) {
+    const auto cases = make_cases(one_dtype_spec(name), 5);
+    for (const char* kind : {"uniform", "normal", "large", "extremes", "checkerboard", "ramp"})
+      EXPECT_LT(min_of(find_case(cases, kind).inputs[0]), 0) << name << " " << kind;
+    EXPECT_EQ(min_of(find_case(cases, "checkerboard").inputs[0]), -1) << name;
+  }
+  for (const char* name : {"u32", "u8"}) {
+    for (const TestCase& c : make_cases(one_dtype_spec(name), 5)) {
+      EXPECT_GE(min_of(c.inputs[0]), 0) << name << " " << c.name;
+      if (c.name == "checkerboard") { EXPECT_EQ(max_of(c.inputs[0]), 1) << name << ": 0 and 1"; }
+    }
+  }
+}
+
+TEST(CasesPerDtype, IntegerRampsCountThroughTheRangeAndWrapInsideIt) {
+  const HostTensor i32 = make_case(one_dtype_spec("i32"), "ramp", 1).inputs[0];
+  for (int64_t i = 0; i < 4096; i += 97) EXPECT_EQ(i32.value(i), static_cast<double>(i - 2048)) << i;
+  const HostTensor u8 = make_case(one_dtype_spec("u8"), "ramp", 1).inputs[0];
+  for (int64_t i = 0; i < 4096; i += 97) EXPECT_EQ(u8.value(i), static_cast<double>(i % 256)) << i;
+  const HostTensor i8 = make_case(one_dtype_spec("i8"), "ramp", 1).inputs[0];
+  for (int64_t i = 0; i < 4096; i += 97)
+    EXPECT_EQ(i8.value(i), static_cast<double>(((i - 2048 + 128) % 256 + 256) % 256 - 128)) << i;
+}
+
+TEST(CasesPerDtype, F16HoldsItsExtremesAndSubnormalsInTiny) {
+  const auto cases = make_cases(one_dtype_spec("f16"), 8);
+  const HostTensor& extremes = find_case(cases, "extremes").inputs[0];
+  EXPECT_EQ(extremes.value(0), 65504.0);
+  EXPECT_EQ(extremes.value(1), -65504.0);
+  EXPECT_EQ(highest_value(DType::f16), 65504.0);
+  EXPECT_EQ(lowest_value(DType::f16), -65504.0);
+  const HostTensor& tiny = find_case(cases, "tiny").inputs[0];
+  const double smallest_normal = std::ldexp(1.0, -14);
+  int64_t subnormals = 0;
+  for (int64_t i = 0; i < tiny.elements(); ++i) {
+    const double v = std::fabs(tiny.value(i));
+    EXPECT_LE(v, 1e-4) << i;
+    if (v > 0 && v < smallest_normal) ++subnormals;
+  }
+  EXPECT_GT(subnormals, 100) << "uniform in +-1e-4 puts over half of its values below f16's smallest normal";
+  EXPECT_GT(max_of(find_case(cases, "large").inputs[0]), 9e3);
+}
+
+TEST(CasesAtDims, IndexInputsAreAlwaysBelowTheirBoundAtTheGivenDims) {
+  const OpSpec spec = gather_spec();
+  ASSERT_THAT(spec.dim_names(), ElementsAre("n", "vocab"));
+  for (const int64_t vocab : {1, 7, 5000}) {
+    const DimValues dims{1000, vocab};
+    double largest_id = 0;
+    for (const TestCase& c : make_cases(spec, 21, dims)) {
+      const HostTensor& ids = c.inputs[0];
+      ASSERT_EQ(ids.elements(), 1000);
+      EXPECT_GE(min_of(ids), 0) << c.name << " at vocab=" << vocab;
+      EXPECT_LT(max_of(ids), static_cast<double>(vocab)) << c.name << " at vocab=" << vocab;
+      largest_id = std::max(largest_id, max_of(ids));
+      const HostTensor& slots = c.inputs[2];
+      EXPECT_GE(min_of(slots), 0) << c.name;
+      EXPECT_LT(max_of(slots), 3) << c.name << ": a constant bound";
+    }
+    EXPECT_EQ(largest_id, static_cast<double>(vocab - 1)) << "the bound is this size's vocab, reached at its edge";
+  }
+}
+
+TEST(CasesAtDims, ShapesFollowTheDims) {
+  const OpSpec spec = gather_spec();
+  const DimValues dims{13, 7};
+  for (const TestCase& c : make_cases(spec, 4, dims)) {
+    EXPECT_EQ(c.dims, dims) << c.name;
+    ASSERT_EQ(c.inputs.size(), 3u);
+    EXPECT_EQ(c.inputs[0].shape, (std::vector<int64_t>{13})) << c.name;
+    EXPECT_EQ(c.inputs[1].shape, (std::vector<int64_t>{7, 4})) << c.name;
+    EXPECT_EQ(c.inputs[1].dtype, DType::f32) << c.name;
+    EXPECT_EQ(c.inputs[2].dtype, DType::u32) << c.name;
+  }
+}
+
+TEST(CasesAtDims, DifferentDimsGiveDifferentSeedsAndTheSameDimsTheSameInputs) {
+  const OpSpec spec = gather_spec();
+  for (const char* name : kCaseNames) {
+    const uint64_t seed = make_case(spec, name, 9, {1000, 7}).seed;
+    EXPECT_NE(make_case(spec, name, 9, {999, 7}).seed, seed) << name;
+    EXPECT_NE(make_case(spec, name, 9, {1000, 8}).seed, seed) << name;
+    EXPECT_NE(make_case(spec, name, 9, {7, 1000}).seed, seed) << name << ": the same sizes for other dims";
+    EXPECT_EQ(make_case(spec, name, 9, {1000, 7}).seed, seed) << name;
+    EXPECT_EQ(make_case(spec, name, 9, {1000, 7}).inputs, make_case(spec, name, 9, {1000, 7}).inputs) << name;
+  }
+}
+
+TEST(CasesAtDims, MakeCaseWithTheWrongNumberOfDimsThrows) {
+  const OpSpec spec = gather_spec();
+  EXPECT_THROW(make_case(spec, "uniform", 1), std::invalid_argument);
+  EXPECT_THROW(make_case(spec, "uniform", 1, {1000}), std::invalid_argument);
+  EXPECT_THROW(make_case(spec, "uniform", 1, {1000, 7, 3}), std::invalid_argument);
+  EXPECT_THROW(make_cases(spec, 1, {1000}), std::invalid_argument);
+  EXPECT_THROW(make_case(two_input_spec(), "uniform", 1, {5}), std::invalid_argument) << "a static op takes none";
+}
 
 TEST(BaseSeed, ReplaysKernelgenSeed) {
   const test::ScopedEnv seed("KERNELGEN_SEED", "1234567890123");

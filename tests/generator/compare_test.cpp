@@ -127,5 +127,67 @@ TEST(CompareOutputs, SerialisesNonFiniteNumbersAsStringsSoTheJsonStaysValid) {
   EXPECT_TRUE(nlohmann::json::accept(json.dump()));
 }
 
+// Tensors of any dtype, compared element by element as numbers.
+
+HostTensor tensor(DType dtype, const std::vector<double>& values) {
+  HostTensor t(dtype, {static_cast<int64_t>(values.size())});
+  for (size_t i = 0; i < values.size(); ++i) t.set(static_cast<int64_t>(i), values[i]);
+  return t;
+}
+
+TEST(CompareTensors, I32IsExactWithZeroTolerance) {
+  const HostTensor expected = tensor(DType::i32, {-2147483648.0, -7, 0, 2147483647.0});
+  EXPECT_TRUE(compare_outputs(expected, expected, 0, 0).passed());
+  const Comparison off_by_one =
+      compare_outputs(tensor(DType::i32, {-2147483648.0, -7, 1, 2147483647.0}), expected, 0, 0);
+  EXPECT_FALSE(off_by_one.passed());
+  EXPECT_EQ(off_by_one.mismatches, 1);
+  EXPECT_EQ(off_by_one.first_mismatch, 2);
+  EXPECT_EQ(off_by_one.got_at_first, 1);
+  EXPECT_EQ(off_by_one.expected_at_first, 0);
+  EXPECT_EQ(off_by_one.max_abs_error, 1);
+  EXPECT_FALSE(compare_outputs(tensor(DType::i32, {-2147483647.0, -7, 0, 2147483647.0}), expected, 0, 0).passed())
+      << "off by one next to the largest magnitudes";
+}
+
+TEST(CompareTensors, UnsignedAndByteIntegersAreExactToo) {
+  EXPECT_FALSE(compare_outputs(tensor(DType::u32, {4294967294.0}), tensor(DType::u32, {4294967295.0}), 0, 0).passed());
+  EXPECT_FALSE(compare_outputs(tensor(DType::i8, {-127}), tensor(DType::i8, {-128}), 0, 0).passed());
+  EXPECT_FALSE(compare_outputs(tensor(DType::u8, {254}), tensor(DType::u8, {255}), 0, 0).passed());
+  EXPECT_TRUE(compare_outputs(tensor(DType::u8, {0, 255}), tensor(DType::u8, {0, 255}), 0, 0).passed());
+}
+
+TEST(CompareTensors, F16WithinItsDefaultToleranceOf1eMinus3Passes) {
+  const HostTensor expected = tensor(DType::f16, {1.0, 0.5, -0.25});
+  const HostTensor within = tensor(DType::f16, {1.0 + std::ldexp(1.0, -10), 0.5, -0.25});  // off by 0.000977
+  EXPECT_TRUE(compare_outputs(within, expected, 1e-3, 1e-3).passed());
+  const HostTensor beyond = tensor(DType::f16, {1.0 + std::ldexp(1.0, -7), 0.5, -0.25});  // off by 0.0078
+  EXPECT_FALSE(compare_outputs(beyond, expected, 1e-3, 1e-3).passed());
+}
+
+TEST(CompareTensors, F16NaNAndInfinityFollowTheFloatRules) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const HostTensor expected = tensor(DType::f16, {std::nan(""), inf, 1.0});
+  EXPECT_TRUE(compare_outputs(expected, expected, 0, 0).passed());
+  EXPECT_FALSE(compare_outputs(tensor(DType::f16, {std::nan(""), 65504.0, 1.0}), expected, 1e9, 1e9).passed());
+}
+
+TEST(CompareTensors, ADtypeMismatchBetweenGotAndExpectedFailsEveryElement) {
+  const HostTensor expected = tensor(DType::i32, {1, 2, 3});
+  const Comparison c = compare_outputs(tensor(DType::f32, {1, 2, 3}), expected, 1e9, 1e9);
+  EXPECT_FALSE(c.passed());
+  EXPECT_EQ(c.elements, 3);
+  EXPECT_EQ(c.mismatches, 3);
+  EXPECT_EQ(c.first_mismatch, 0);
+  EXPECT_EQ(compare_outputs(tensor(DType::u32, {1, 2, 3}), expected, 0, 0).mismatches, 3) << "even at the same width";
+}
+
+TEST(CompareTensors, AShorterTensorMismatchesAtItsEnd) {
+  const Comparison c = compare_outputs(tensor(DType::i32, {1}), tensor(DType::i32, {1, 2}), 0, 0);
+  EXPECT_EQ(c.elements, 2);
+  EXPECT_EQ(c.mismatches, 1);
+  EXPECT_EQ(c.first_mismatch, 1);
+}
+
 }  // namespace
 }  // namespace kernelgen

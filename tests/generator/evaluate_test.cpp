@@ -139,9 +139,10 @@ TEST_F(Evaluate, HandsBackTheCompiledKernelAndItsGrid) {
   KernelBinary binary;
   const Verdict verdict = evaluate("matmul", read_file(kGenerated + "/matmul/kernel.comp"), &binary);
   ASSERT_TRUE(verdict.passed()) << describe(verdict);
-  EXPECT_EQ(binary.grid.x, 9u);
-  EXPECT_EQ(binary.grid.y, 7u);
-  EXPECT_EQ(binary.grid.z, 1u);
+  const Grid grid = binary.grid.evaluate({});
+  EXPECT_EQ(grid.x, 9u);
+  EXPECT_EQ(grid.y, 7u);
+  EXPECT_EQ(grid.z, 1u);
   const auto interface = reflect_spirv(binary.spirv);
   ASSERT_TRUE(interface);
   EXPECT_EQ(interface->local_size, (std::array<uint32_t, 3>{16, 16, 1}));
@@ -241,7 +242,7 @@ TEST_F(Evaluate, RejectsSharedMemoryBeyondTheDevicesLimit) {
 // A reference that ignores its inputs makes every kernel "correct" that writes zeros: the spec is broken,
 // which is an error of the declaration, not a verdict on the kernel.
 void zeros_reference(std::span<const ConstTensorView>, std::span<const TensorView> outputs, const Params&) {
-  for (const TensorView& out : outputs) std::fill(out.data, out.data + out.size(), 0.0f);
+  for (const TensorView& out : outputs) std::fill_n(out.as<float>(), out.size(), 0.0f);
 }
 
 TEST_F(Evaluate, ThrowsForAReferenceThatIgnoresItsInputs) {

@@ -49,7 +49,7 @@ class CrashSafety : public ::testing::Test {
     int status = 0;
     ::waitpid(pid, &status, 0);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
-    EXPECT_EQ(check_generated(spec_.generated_dir, hash_).state, StoreCheck::State::current);
+    EXPECT_EQ(check_generated(spec_.generated_dir, hash_, spec_.dim_names()).state, StoreCheck::State::current);
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
 
@@ -83,7 +83,7 @@ class CrashSafety : public ::testing::Test {
 
   // generated/relu/ is absent or current; every visible file of the log is a whole record.
   void expect_nothing_half_written(const std::string& when) const {
-    const StoreCheck check = check_generated(spec_.generated_dir, hash_);
+    const StoreCheck check = check_generated(spec_.generated_dir, hash_, spec_.dim_names());
     EXPECT_TRUE(check.state == StoreCheck::State::missing || check.state == StoreCheck::State::current)
         << when << ": " << check.problem;
     for (const auto& entry : std::filesystem::directory_iterator(scratch_.path() / "generated")) {

@@ -48,7 +48,7 @@ TEST(IsolatedValidation, PassesACorrectKernelAndHandsBackItsBinary) {
   EXPECT_EQ(verdict.cases.size(), 10u);
   EXPECT_EQ(verdict.device, Device::describe_selected().name);
   ASSERT_FALSE(binary.spirv.empty());
-  EXPECT_EQ(binary.grid.x, 8u);
+  EXPECT_EQ(binary.grid.evaluate({}).x, 8u);
   EXPECT_EQ(reflect_spirv(binary.spirv)->local_size, (std::array<uint32_t, 3>{256, 1, 1}));
   EXPECT_TRUE(no_child_left());
 }

@@ -38,7 +38,7 @@ TEST(ParallelRegeneration, ConcurrentBuildStepsLeaveEveryKernelAndRecordIntact) 
   for (const char* op : kOps) {
     const OpSpec spec = load_op_spec((scratch.path() / (std::string(op) + ".json")).string());
     const auto hash = spec_hash(spec, read_file(spec.reference_path), prompt_template_version());
-    const StoreCheck check = check_generated(spec.generated_dir, hash);
+    const StoreCheck check = check_generated(spec.generated_dir, hash, spec.dim_names());
     EXPECT_EQ(check.state, StoreCheck::State::current) << op << ": " << check.problem;
     EXPECT_TRUE(std::filesystem::exists(scratch.path() / (std::string(op) + ".cpp"))) << op;
   }

@@ -1,14 +1,23 @@
-// Device: picking a Vulkan device by index, by name or by type, through DeviceOptions or $KERNELGEN_DEVICE.
+// Device: picking a Vulkan device by index, by name or by type, through DeviceOptions or $KERNELGEN_DEVICE;
+// reporting and enabling the optional features that f16 and 8-bit tensors need.
 #include "kernelgen/device.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <span>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
+#include "kernelgen/buffer.hpp"
+#include "kernelgen/kernel.hpp"
+#include "kernelgen/sequence.hpp"
 #include "scoped_env.hpp"
+#include "shaders.hpp"
 
 namespace kernelgen {
 namespace {
@@ -108,6 +117,136 @@ TEST(Device, FindsMemoryTypesByFlagsAndRejectsImpossibleOnes) {
   EXPECT_GE(host_visible, 0);
   EXPECT_EQ(device.memory_type(0u, 0), -1) << "no allowed type";
   EXPECT_EQ(device.memory_type(~0u, VK_MEMORY_PROPERTY_FLAG_BITS_MAX_ENUM), -1) << "no type has every flag";
+}
+
+bool lists(const DeviceInfo& info, const char* extension) {
+  return std::find(info.extensions.begin(), info.extensions.end(), extension) != info.extensions.end();
+}
+
+// The device's features as vkGetPhysicalDeviceFeatures2 reports them through the per-feature structs (the
+// runtime asks through the Vulkan 1.1/1.2 aggregates where it can), each struct asked for only where the
+// device knows it.
+DeviceFeatures queried_features(const Device& device) {
+  const DeviceInfo& info = device.info();
+  const bool vulkan12 = info.api_version >= VK_API_VERSION_1_2;
+  VkPhysicalDevice16BitStorageFeatures storage16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+  VkPhysicalDevice8BitStorageFeatures storage8{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES};
+  VkPhysicalDeviceShaderFloat16Int8Features float16_int8{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
+  VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  void** tail = &features.pNext;
+  const auto ask = [&](auto& query, const char* extension) {
+    if (!vulkan12 && !lists(info, extension)) return;
+    *tail = &query;
+    tail = &query.pNext;
+  };
+  ask(storage16, VK_KHR_16BIT_STORAGE_EXTENSION_NAME);
+  ask(storage8, VK_KHR_8BIT_STORAGE_EXTENSION_NAME);
+  ask(float16_int8, VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);
+  vkGetPhysicalDeviceFeatures2(device.vk_physical_device(), &features);
+  return {.storage_buffer_16bit = storage16.storageBuffer16BitAccess == VK_TRUE,
+          .storage_buffer_8bit = storage8.storageBuffer8BitAccess == VK_TRUE,
+          .shader_float16 = float16_int8.shaderFloat16 == VK_TRUE,
+          .shader_int8 = float16_int8.shaderInt8 == VK_TRUE,
+          .shader_int16 = features.features.shaderInt16 == VK_TRUE,
+          .shader_int64 = features.features.shaderInt64 == VK_TRUE,
+          .shader_float64 = features.features.shaderFloat64 == VK_TRUE};
+}
+
+TEST(Device, ReportsTheOptionalFeaturesTheDriverReports) {
+  const Device device;
+  const DeviceFeatures expected = queried_features(device);
+  const DeviceFeatures& got = device.info().features;
+  EXPECT_EQ(got.storage_buffer_16bit, expected.storage_buffer_16bit);
+  EXPECT_EQ(got.storage_buffer_8bit, expected.storage_buffer_8bit);
+  EXPECT_EQ(got.shader_float16, expected.shader_float16);
+  EXPECT_EQ(got.shader_int8, expected.shader_int8);
+  EXPECT_EQ(got.shader_int16, expected.shader_int16);
+  EXPECT_EQ(got.shader_int64, expected.shader_int64);
+  EXPECT_EQ(got.shader_float64, expected.shader_float64);
+}
+
+TEST(Device, ListAndDescribeReportTheSameFeaturesAsAnOpenDevice) {
+  const Device device;
+  for (const DeviceInfo& info : {Device::list().at(device.info().index), Device::describe_selected()}) {
+    EXPECT_EQ(info.features.storage_buffer_16bit, device.info().features.storage_buffer_16bit) << info.name;
+    EXPECT_EQ(info.features.storage_buffer_8bit, device.info().features.storage_buffer_8bit) << info.name;
+    EXPECT_EQ(info.features.shader_float16, device.info().features.shader_float16) << info.name;
+    EXPECT_EQ(info.features.shader_int8, device.info().features.shader_int8) << info.name;
+  }
+}
+
+// IEEE half-precision bits of a float that half represents exactly (zero or a normal half).
+uint16_t half_bits(float value) {
+  const uint32_t bits = std::bit_cast<uint32_t>(value);
+  const uint32_t sign = (bits >> 16) & 0x8000u;
+  if ((bits & 0x7fffffffu) == 0) return static_cast<uint16_t>(sign);
+  const uint32_t exponent = ((bits >> 23) & 0xffu) - 127 + 15;
+  return static_cast<uint16_t>(sign | exponent << 10 | (bits & 0x7fffffu) >> 13);
+}
+
+float from_half_bits(uint16_t half) {
+  const uint32_t sign = (half & 0x8000u) << 16;
+  if ((half & 0x7fffu) == 0) return std::bit_cast<float>(sign);
+  const uint32_t exponent = ((half >> 10) & 0x1fu) - 15 + 127;
+  return std::bit_cast<float>(sign | exponent << 23 | (half & 0x3ffu) << 13);
+}
+
+// Runs a two-binding shader (in at binding 0, out at binding 1) over 64 invocations.
+template <class T>
+std::vector<T> run_in_to_out(Device& device, const std::string& glsl, const std::vector<T>& in_values) {
+  Kernel kernel(device, test::spirv_of(glsl), 2);
+  Buffer in(device, in_values.size() * sizeof(T)), out(device, in_values.size() * sizeof(T));
+  in.upload(std::span<const T>(in_values));
+  Sequence sequence(device, 0);
+  sequence.dispatch(kernel, {&in, &out}, {1, 1, 1}).submit();
+  return out.download<T>();
+}
+
+TEST(Device, RunsAShaderWithFloat16StorageAndArithmetic) {
+  Device device;
+  const DeviceFeatures& has = device.info().features;
+  if (!has.storage_buffer_16bit || !has.shader_float16)
+    GTEST_SKIP() << device.info().name << " lacks storageBuffer16BitAccess or shaderFloat16";
+  std::vector<uint16_t> in(64);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = half_bits(static_cast<float>(i) * 0.25f - 4.0f);
+  const auto out = run_in_to_out(device, R"(#version 450
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+layout(local_size_x = 64) in;
+layout(set = 0, binding = 0, std430) readonly buffer In { float16_t in_values[]; };
+layout(set = 0, binding = 1, std430) writeonly buffer Out { float16_t out_values[]; };
+void main() {
+  uint i = gl_GlobalInvocationID.x;
+  if (i < in_values.length()) out_values[i] = in_values[i] * float16_t(2.0) + float16_t(0.5);
+}
+)",
+                                 in);
+  for (size_t i = 0; i < out.size(); ++i)
+    ASSERT_EQ(from_half_bits(out[i]), from_half_bits(in[i]) * 2.0f + 0.5f) << i;
+}
+
+TEST(Device, RunsAShaderWithUint8StorageAndArithmetic) {
+  Device device;
+  const DeviceFeatures& has = device.info().features;
+  if (!has.storage_buffer_8bit || !has.shader_int8)
+    GTEST_SKIP() << device.info().name << " lacks storageBuffer8BitAccess or shaderInt8";
+  std::vector<uint8_t> in(64);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<uint8_t>(i * 4);
+  const auto out = run_in_to_out(device, R"(#version 450
+#extension GL_EXT_shader_8bit_storage : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
+layout(local_size_x = 64) in;
+layout(set = 0, binding = 0, std430) readonly buffer In { uint8_t in_values[]; };
+layout(set = 0, binding = 1, std430) writeonly buffer Out { uint8_t out_values[]; };
+void main() {
+  uint i = gl_GlobalInvocationID.x;
+  if (i < in_values.length()) out_values[i] = in_values[i] * uint8_t(3) + uint8_t(1);
+}
+)",
+                                 in);
+  // 8-bit arithmetic wraps modulo 256.
+  for (size_t i = 0; i < out.size(); ++i) ASSERT_EQ(out[i], static_cast<uint8_t>(in[i] * 3 + 1)) << i;
 }
 
 TEST(Device, MovesWithoutLosingTheDevice) {

@@ -116,6 +116,120 @@ void main() { a[0] *= scale; }
   EXPECT_EQ(interface.bindings.size(), 1u) << "a push-constant block is not a binding";
 }
 
+TEST(ReflectSpirv, ReadsTheMembersOfAPushConstantBlock) {
+  const SpirvInterface interface = reflect(test::spirv_of(R"(#version 450
+layout(local_size_x = 1) in;
+layout(push_constant) uniform Dims { uint rows; uint cols; uint depth; } dims;
+layout(set = 0, binding = 0, std430) buffer A { float a[]; };
+void main() { a[0] = float(dims.rows * dims.cols * dims.depth); }
+)"));
+  ASSERT_EQ(interface.push_constant_members.size(), 3u);
+  const std::vector<std::string> names{"rows", "cols", "depth"};
+  for (size_t i = 0; i < names.size(); ++i) {
+    const SpirvMember& member = interface.push_constant_members[i];
+    EXPECT_EQ(member.name, names[i]);
+    EXPECT_EQ(member.offset, 4 * i);
+    EXPECT_EQ(member.type.kind, "uint");
+    EXPECT_EQ(member.type.width, 32u);
+    EXPECT_EQ(member.components, 1u);
+  }
+}
+
+TEST(ReflectSpirv, ReadsAPushConstantBlockOfOneMember) {
+  const SpirvInterface interface = reflect(test::spirv_of(R"(#version 450
+layout(local_size_x = 1) in;
+layout(push_constant) uniform Dims { uint rows; } dims;
+layout(set = 0, binding = 0, std430) buffer A { float a[]; };
+void main() { a[0] = float(dims.rows); }
+)"));
+  ASSERT_EQ(interface.push_constant_members.size(), 1u);
+  EXPECT_EQ(interface.push_constant_members[0].name, "rows");
+  EXPECT_EQ(interface.push_constant_members[0].offset, 0u);
+  EXPECT_EQ(interface.push_constant_members[0].type.kind, "uint");
+  EXPECT_EQ(interface.push_constant_members[0].type.width, 32u);
+}
+
+TEST(ReflectSpirv, TellsFloatVectorAndStructPushConstantsApart) {
+  const SpirvInterface interface = reflect(test::spirv_of(R"(#version 450
+layout(local_size_x = 1) in;
+struct Pair { uint a; uint b; };
+layout(push_constant) uniform P { float scale; int shift; vec4 bias; Pair pair; };
+layout(set = 0, binding = 0, std430) buffer A { float a[]; };
+void main() { a[0] *= scale + float(shift) + bias.x + float(pair.b); }
+)"));
+  ASSERT_EQ(interface.push_constant_members.size(), 4u);
+  const SpirvMember& scale = interface.push_constant_members[0];
+  EXPECT_EQ(scale.name, "scale");
+  EXPECT_EQ(scale.type.kind, "float");
+  EXPECT_EQ(scale.type.width, 32u);
+  EXPECT_EQ(interface.push_constant_members[1].type.kind, "int");
+  const SpirvMember& bias = interface.push_constant_members[2];
+  EXPECT_EQ(bias.offset, 16u) << "a vec4 is aligned to 16 bytes";
+  EXPECT_EQ(bias.type.kind, "float");
+  EXPECT_EQ(bias.components, 4u);
+  EXPECT_EQ(interface.push_constant_members[3].type.kind, "other");
+}
+
+TEST(ReflectSpirv, AShaderWithoutPushConstantsHasNoMembers) {
+  const SpirvInterface interface = reflect(test::spirv_of(test::kAddOne));
+  EXPECT_FALSE(interface.uses_push_constants);
+  EXPECT_TRUE(interface.push_constant_members.empty());
+}
+
+TEST(ReflectSpirv, ReadsTheElementTypeOfEachStorageBuffer) {
+  const SpirvInterface interface = reflect(test::spirv_of(R"(#version 450
+layout(local_size_x = 1) in;
+layout(set = 0, binding = 0, std430) buffer F { float f[]; };
+layout(set = 0, binding = 1, std430) buffer V { vec4 v[]; };
+layout(set = 0, binding = 2, std430) buffer I { uint count; int ids[]; };
+layout(set = 0, binding = 3, std430) buffer U { uint u[16]; };
+struct Item { float weight; uint id; };
+layout(set = 0, binding = 4, std430) buffer S { Item items[]; };
+void main() { f[0] = v[0].x + float(ids[count] + int(u[0])) + items[0].weight; }
+)"));
+  ASSERT_EQ(interface.bindings.size(), 5u);
+  const auto element = [&](size_t i) {
+    const SpirvBinding& b = interface.bindings[i];
+    return b.element.kind + std::to_string(b.element.width) + "x" + std::to_string(b.element_components);
+  };
+  EXPECT_EQ(element(0), "float32x1");
+  EXPECT_EQ(element(1), "float32x4");
+  EXPECT_EQ(element(2), "int32x1") << "the last member is the array";
+  EXPECT_EQ(element(3), "uint32x1") << "a sized array too";
+  EXPECT_EQ(element(4), "other0x0") << "an array of structs";
+}
+
+TEST(ReflectSpirv, ReadsHalfFloatElementsAndTheirCapabilities) {
+  const SpirvInterface interface = reflect(test::spirv_of(R"(#version 450
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#extension GL_EXT_shader_16bit_storage : require
+layout(local_size_x = 1) in;
+layout(set = 0, binding = 0, std430) buffer H { float16_t h[]; };
+void main() { h[0] = h[1] + float16_t(1.0); }
+)"));
+  ASSERT_EQ(interface.bindings.size(), 1u);
+  EXPECT_EQ(interface.bindings[0].element.kind, "float");
+  EXPECT_EQ(interface.bindings[0].element.width, 16u);
+  EXPECT_EQ(interface.bindings[0].element_components, 1u);
+  EXPECT_THAT(interface.capabilities, Contains("Float16"));
+  EXPECT_THAT(interface.capabilities, Contains("StorageBuffer16BitAccess"));
+}
+
+TEST(ReflectSpirv, ReadsByteElementsAndTheirCapabilities) {
+  const SpirvInterface interface = reflect(test::spirv_of(R"(#version 450
+#extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
+#extension GL_EXT_shader_8bit_storage : require
+layout(local_size_x = 1) in;
+layout(set = 0, binding = 0, std430) buffer B { uint8_t b[]; };
+void main() { b[0] = b[1] + uint8_t(1); }
+)"));
+  ASSERT_EQ(interface.bindings.size(), 1u);
+  EXPECT_EQ(interface.bindings[0].element.kind, "uint");
+  EXPECT_EQ(interface.bindings[0].element.width, 8u);
+  EXPECT_THAT(interface.capabilities, Contains("Int8"));
+  EXPECT_THAT(interface.capabilities, Contains("StorageBuffer8BitAccess"));
+}
+
 TEST(ReflectSpirv, AnEntryPointNotNamedMainIsNoComputeMain) {
   std::vector<uint32_t> words = test::spirv_of(test::kAddOne);
   // OpEntryPoint GLCompute %id "main": rename the literal to "mair".
@@ -129,6 +243,38 @@ TEST(ReflectSpirv, AnEntryPointNotNamedMainIsNoComputeMain) {
   const SpirvInterface interface = reflect(words);
   EXPECT_FALSE(interface.has_compute_main);
   EXPECT_EQ(interface.local_size, (std::array<uint32_t, 3>{0, 0, 0})) << "the workgroup size belongs to main";
+}
+
+TEST(ReflectSpirv, SurvivesTypesThatNameThemselvesAndHugeIds) {
+  const auto op = [](uint32_t opcode, std::vector<uint32_t> operands) {
+    operands.insert(operands.begin(), static_cast<uint32_t>(operands.size() + 1) << 16 | opcode);
+    return operands;
+  };
+  const uint32_t huge = 0xffffffffu;
+  std::vector<uint32_t> words{0x07230203u, 0x00010000u, 0, huge, 0};
+  for (const auto& instruction : {
+           op(72, {10, huge, 24}),        // OpMemberDecorate %10 member 2^32-1 NonWritable
+           op(30, {10, 10, 10, huge}),    // OpTypeStruct %10 { %10, %10, %huge }
+           op(28, {11, 11, 11}),          // OpTypeArray %11 of %11, length %11
+           op(29, {12, 12}),              // OpTypeRuntimeArray %12 of %12
+           op(23, {13, 13, huge}),        // OpTypeVector %13 of %13, 2^32-1 components
+           op(30, {14, 11, 12, 13, 10}),  // OpTypeStruct %14 { %11, %12, %13, %10 }
+           op(32, {20, 9, 14}),           // OpTypePointer %20 PushConstant %14
+           op(59, {20, 21, 9}),           // OpVariable %21 PushConstant
+           op(32, {22, 4, 10}),           // OpTypePointer %22 Workgroup %10
+           op(59, {22, 23, 4}),           // OpVariable %23 Workgroup
+           op(32, {24, 12, 10}),          // OpTypePointer %24 StorageBuffer %10
+           op(59, {24, huge, 12}),        // OpVariable %huge StorageBuffer
+           op(71, {huge, 33, huge}),      // OpDecorate %huge Binding 2^32-1
+       })
+    words.insert(words.end(), instruction.begin(), instruction.end());
+  const SpirvInterface interface = reflect(words);
+  EXPECT_EQ(interface.push_constant_members.size(), 4u);
+  EXPECT_EQ(interface.push_constant_members[3].type.kind, "other");
+  ASSERT_EQ(interface.bindings.size(), 1u);
+  EXPECT_EQ(interface.bindings[0].binding, huge);
+  EXPECT_FALSE(interface.bindings[0].readonly) << "a member index past the end names no member";
+  EXPECT_EQ(interface.bindings[0].element.kind, "other");
 }
 
 TEST(ReflectSpirv, RefusesFewerWordsThanTheHeader) {

@@ -4,6 +4,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "kernelgen/host_tensor.hpp"
+
 namespace kernelgen {
 
 // How far a kernel's output is from the reference's.
@@ -16,14 +18,16 @@ struct Comparison {
   int64_t elements = 0;
   int64_t mismatches = 0;
   int64_t first_mismatch = -1;
-  float got_at_first = 0;
-  float expected_at_first = 0;
+  double got_at_first = 0;
+  double expected_at_first = 0;
   double max_abs_error = 0;
   double max_rel_error = 0;
   bool passed() const { return mismatches == 0; }
 };
 
 Comparison compare_outputs(std::span<const float> got, std::span<const float> expected, double atol, double rtol);
+// The same for tensors of any dtype, element by element as numbers (integers with atol = rtol = 0: exactly).
+Comparison compare_outputs(const HostTensor& got, const HostTensor& expected, double atol, double rtol);
 
 void to_json(nlohmann::json& json, const Comparison& comparison);
 // JSON has no NaN or infinity: they are written as "nan", "inf", "-inf", so a record always parses.

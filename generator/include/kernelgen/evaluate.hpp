@@ -7,9 +7,9 @@
 
 namespace kernelgen {
 
-// GLSL text -> dispatch line -> glslang -> spirv-val: the kernel to run, or the verdict that rejects it
+// GLSL text -> dispatch line (over the op's dims) -> glslang -> spirv-val: the kernel to run, or the verdict that rejects it
 // (INTERFACE_MISMATCH for a missing dispatch line, COMPILE_ERROR) before anything runs.
-std::variant<KernelBinary, Verdict> compile_candidate(const std::string& glsl);
+std::variant<KernelBinary, Verdict> compile_candidate(const OpSpec& spec, const std::string& glsl);
 
 // GLSL text -> dispatch line -> glslang -> spirv-val -> validate on Vulkan: the stages every candidate goes
 // through, hand-written or generated. `binary` receives the compiled kernel when it compiled.

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,9 @@ struct Manifest {
   std::string author;  // "hand-written" or the model, e.g. "openai/gpt-4o"
   std::string source_hash;
   std::string spirv_hash;
-  Grid dispatch;
+  int contract = 1;          // the kernel contract it was generated under
+  std::string dispatch;      // the grid of kernel.comp's dispatch line, "x y z", expressions over the dims
+  std::vector<std::string> dims;  // the op's dim names, in push-constant order
   std::array<uint32_t, 3> local_size{};
   nlohmann::json validation;  // status, seed, device, per-case errors
   nlohmann::json timing;      // null or the Timing of the accepted kernel
@@ -47,7 +50,9 @@ struct StoreCheck {
   std::optional<GeneratedKernel> kernel;
 };
 
-StoreCheck check_generated(const std::filesystem::path& directory, const std::string& spec_hash);
+// `dims`: the op's dim names, which kernel.comp's dispatch line may use.
+StoreCheck check_generated(const std::filesystem::path& directory, const std::string& spec_hash,
+                           std::span<const std::string> dims);
 
 // Replaces generated/<op>/ as a whole: the files are written to a sibling directory and swapped in with one
 // rename, so a crash leaves the old kernel or the new one, never a mix.

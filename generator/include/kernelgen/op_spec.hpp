@@ -1,20 +1,54 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "kernelgen/dtype.hpp"
+
 namespace kernelgen {
+
+// One extent of a declared shape: a number, or a symbolic dim given per call (`rows`).
+struct Extent {
+  int64_t size = 0;  // the number, when not symbolic
+  std::string dim;   // the dim's name, when symbolic
+  int dim_index = -1;  // its position in OpSpec::dims
+
+  bool symbolic() const { return dim_index >= 0; }
+  std::string text() const { return symbolic() ? dim : std::to_string(size); }
+};
+
+// The values of an op's symbolic dims, in OpSpec::dims order; empty for an op without any.
+using DimValues = std::vector<int64_t>;
 
 struct TensorSpec {
   std::string name;
-  std::string dtype;  // "f32" in contract v1
-  std::vector<int64_t> shape;
+  DType dtype = DType::f32;
+  std::vector<Extent> shape;
+  // INDEX: every value is an index into an extent of this size (a dim or a number), e.g. token ids of `vocab`.
+  std::optional<Extent> index_of;
 
-  int64_t elements() const;
-  int64_t bytes() const;
+  bool symbolic() const;
+  // The shape, elements and bytes at these dims; a tensor without symbolic extents needs none.
+  std::vector<int64_t> shape_at(std::span<const int64_t> dims = {}) const;
+  int64_t elements(std::span<const int64_t> dims = {}) const;
+  int64_t bytes(std::span<const int64_t> dims = {}) const;
+};
+
+// A symbolic dim: its name, the sizes validated (DIMS) and the size benchmarked and timed (BENCH_DIMS).
+struct DimSpec {
+  std::string name;
+  std::vector<int64_t> sizes;
+  int64_t bench = 0;
+};
+
+struct Tolerance {
+  double atol = 0;
+  double rtol = 0;
 };
 
 struct SearchSettings {
@@ -27,23 +61,31 @@ struct SearchSettings {
 
 // One kernelgen_add_op() declaration: written by CMake into the build tree as spec.json.
 struct OpSpec {
-  int contract = 1;
   std::string name;
   std::string description;
   std::string reference_path;  // absolute
   std::vector<TensorSpec> inputs;
   std::vector<TensorSpec> outputs;
+  std::vector<DimSpec> dims;  // in order of first appearance across the tensors: the push-constant order
   std::map<std::string, double> params;
-  double atol = 1e-5;
-  double rtol = 1e-5;
-  double flops = 0;  // per call, 0 when not declared
-  std::string kernel_path;    // KERNEL: a hand-written candidate, absolute, or empty
-  std::string generated_dir;  // where generated/<op>/ lives in the source tree
+  std::optional<Tolerance> tolerance;  // TOLERANCE; without it, each output's dtype default
+  std::string flops;                   // FLOPS: an expression over the dims, empty when not declared
+  std::string bytes;                   // BYTES: the same; empty: every tensor read or written once
+  std::string kernel_path;             // KERNEL: a hand-written candidate, absolute, or empty
+  std::string generated_dir;           // where generated/<op>/ lives in the source tree
   SearchSettings search;
 
   // Bindings in contract order: inputs, then outputs.
   std::vector<TensorSpec> tensors() const;
-  int64_t bytes_moved() const;
+  std::vector<std::string> dim_names() const;
+  // 1 for ops of f32 tensors with constant shapes (the contract kernels were first generated under), else 2.
+  int contract() const;
+  Tolerance tolerance_of(const TensorSpec& output) const;
+  // FLOPS and bytes moved at these dims (0 FLOPS when not declared).
+  double flops_at(std::span<const int64_t> dims = {}) const;
+  double bytes_at(std::span<const int64_t> dims = {}) const;
+  // The dims benchmarked and timed: BENCH_DIMS, else the largest of each DIMS.
+  DimValues bench_dims() const;
 };
 
 // Parses and checks a spec; throws std::invalid_argument naming the field and what is wrong.
@@ -52,12 +94,16 @@ OpSpec load_op_spec(const std::string& path);
 nlohmann::json to_json(const OpSpec& spec);
 
 // The part of the spec that decides what a correct kernel is, and what the model is asked: the interface, the
-// params, the tolerance, the description, the reference's text and the prompt templates' version. A kernel
-// checked in under another spec hash is stale.
+// dims validated, the params, the tolerance, the description, the reference's text and the prompt templates'
+// version. A kernel checked in under another spec hash is stale.
 std::string spec_hash(const OpSpec& spec, const std::string& reference_text, const std::string& prompt_version);
 
 // The extents joined by a separator: {4, 8, 16} and 'x' give "4x8x16".
 std::string join_extents(const std::vector<int64_t>& shape, char separator);
+std::string join_extents(const std::vector<Extent>& shape, char separator);
+
+// "rows=5 cols=7", or "" for an op without dims.
+std::string dims_text(const OpSpec& spec, std::span<const int64_t> dims);
 
 // e.g. relu_i4x8x16x16_o4x8x16x16 (the seed's cache naming, without status and hash)
 std::string spec_slug(const OpSpec& spec);

@@ -1,10 +1,14 @@
 #pragma once
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "kernelgen/cases.hpp"
+#include "kernelgen/dim_expression.hpp"
+#include "kernelgen/host_tensor.hpp"
 #include "kernelgen/kernel.hpp"
 #include "kernelgen/op_spec.hpp"
 #include "kernelgen/reference_types.hpp"
@@ -16,33 +20,48 @@ class Device;
 struct DeviceInfo;
 struct SpirvInterface;
 
-// A compiled candidate: what runs on the GPU.
+// A compiled candidate: what runs on the GPU, and the grid its dispatch line declares over the op's dims.
 struct KernelBinary {
   std::vector<uint32_t> spirv;
-  Grid grid;
+  GridExpression grid;
 };
 
 struct ValidationOptions {
   uint64_t base_seed = 0;
-  int timing_runs = 0;  // GPU-timestamped dispatches after validation passes; 0 skips timing
+  int timing_runs = 0;  // GPU-timestamped dispatches at the op's bench dims after validation passes; 0: none
 };
 
-// Why the SPIR-V's interface breaks the kernel contract for this op (bindings, storage classes, writability,
-// entry point, workgroup size, shared memory and grid against the device's limits), or nullopt when it keeps it.
-std::optional<std::string> interface_mismatch(const OpSpec& spec, const SpirvInterface& interface,
-                                              const DeviceInfo& device, Grid grid);
+// The sizes a kernel is validated at: every combination of the op's DIMS, each dim's list completed with 1 and
+// with a size that is not a multiple of the workgroup's extents when it lacks them. {{}} for an op without dims.
+std::vector<DimValues> validation_sizes(const OpSpec& spec, std::array<uint32_t, 3> local_size);
 
-// Runs the validation suite of DESIGN.md on `device`: interface check, then every case run twice with
-// poisoned outputs and guard words, compared to the reference. Expected failures come back as a Verdict;
+// Why the SPIR-V's interface breaks the kernel contract for this op (bindings, storage classes, writability,
+// the Dims push-constant block, entry point, capabilities the device lacks, workgroup size and shared memory
+// against the device's limits), or nullopt when it keeps it.
+std::optional<std::string> interface_mismatch(const OpSpec& spec, const SpirvInterface& interface,
+                                              const DeviceInfo& device);
+
+// Why the grid cannot be launched at one of these sizes (it does not evaluate, is 0, or exceeds the device's
+// workgroup counts), or nullopt.
+std::optional<std::string> grid_problem(const OpSpec& spec, const GridExpression& grid,
+                                        std::span<const DimValues> sizes, const DeviceInfo& device);
+
+// Why this device cannot run the op at all (a dtype it cannot store), or nullopt.
+std::optional<std::string> unsupported_on(const OpSpec& spec, const DeviceInfo& device);
+
+// Runs the validation suite of DESIGN.md on `device`: interface check, then every case at every size run twice
+// with poisoned outputs and guard bytes, compared to the reference. Expected failures come back as a Verdict;
 // only a broken spec (a reference that ignores its inputs) throws.
 Verdict validate_kernel(Device& device, const OpSpec& spec, ReferenceFunction reference, const KernelBinary& kernel,
                         const ValidationOptions& options);
 
 // The reference's outputs for one case.
-std::vector<std::vector<float>> run_reference(const OpSpec& spec, ReferenceFunction reference,
-                                              const std::vector<std::vector<float>>& inputs);
+std::vector<HostTensor> run_reference(const OpSpec& spec, ReferenceFunction reference, const TestCase& test_case);
 
-// Median GPU time of the kernel over `runs` timestamped dispatches, after warm-up.
+// The dims as the kernel's push constants receive them.
+std::vector<uint32_t> push_constants(const DimValues& dims);
+
+// Median GPU time of the kernel at the op's bench dims over `runs` timestamped dispatches, after warm-up.
 Timing time_kernel(Device& device, const OpSpec& spec, const KernelBinary& kernel, int runs);
 
 }  // namespace kernelgen

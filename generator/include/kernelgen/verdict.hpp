@@ -32,11 +32,15 @@ struct CaseResult {
   std::string tensor;  // the output (or, for WROTE_INPUT/OUT_OF_BOUNDS, the tensor) the failure is in
   std::string detail;  // one line a person or a model can act on
   Comparison comparison;
+  std::string dims;  // the size it ran at, "rows=5 cols=7"; empty for an op without dims
+
+  bool passed() const { return status == Status::PASSED; }
 };
 
 struct Timing {
   std::string device;
   int runs = 0;
+  std::string dims;  // the size timed (the op's bench dims), empty for an op without dims
   double median_ns = 0;
   double min_ns = 0;
   double gbytes_per_second = 0;
@@ -56,7 +60,8 @@ struct Verdict {
   bool passed() const { return status == Status::PASSED; }
 };
 
-// Human-readable report: the status, the reason, one line per case, the seed to replay.
+// Human-readable report: the status, the reason, one line per case (for an op validated at several sizes: the
+// failing cases and one line per case kind over all sizes), the seed to replay.
 std::string describe(const Verdict& verdict);
 
 void to_json(nlohmann::json& json, const Timing& timing);

@@ -4,14 +4,20 @@
 #include <map>
 #include <span>
 #include <stdexcept>
+#include <type_traits>
 #include <string>
 #include <vector>
 
+#include "kernelgen/dtype.hpp"
+
 namespace kernelgen {
 
-template <class T>
+// A tensor's memory as the reference sees it: its name, dtype, data and shape (row-major).
+template <class Byte>
 struct BasicTensorView {
-  T* data = nullptr;
+  std::string name;
+  DType dtype = DType::f32;
+  Byte* data = nullptr;  // dtype_bytes(dtype) * size() bytes
   std::vector<int64_t> shape;
 
   int64_t size() const {
@@ -21,13 +27,28 @@ struct BasicTensorView {
   }
   int64_t dim(size_t i) const {
     if (i >= shape.size())
-      throw std::out_of_range("kernelgen: reference asked for dimension " + std::to_string(i) + " of a " +
-                              std::to_string(shape.size()) + "-d tensor");
+      throw std::out_of_range("kernelgen: reference asked for dimension " + std::to_string(i) + " of " + name +
+                              ", a " + std::to_string(shape.size()) + "-d tensor");
     return shape[i];
   }
+  // The elements as T, which must be the storage type of the tensor's dtype (float for f32, int32_t for i32,
+  // Eigen::half for f16 through kernelgen/reference.hpp).
+  template <class T>
+  auto as() const {
+    check(DTypeOf<std::remove_const_t<T>>::value);
+    using Element = std::conditional_t<std::is_const_v<Byte>, const std::remove_const_t<T>, std::remove_const_t<T>>;
+    return reinterpret_cast<Element*>(data);
+  }
+  void check(DType wanted) const {
+    if (wanted != dtype)
+      throw std::invalid_argument("kernelgen: the reference reads tensor " + name + " as " +
+                                  std::string(dtype_name(wanted)) + ", but it is declared " +
+                                  std::string(dtype_name(dtype)) + "; read it with the matching type (e.g. " +
+                                  "kernelgen::as_array<int32_t>(t) for i32, <Eigen::half> for f16)");
+  }
 };
-using ConstTensorView = BasicTensorView<const float>;
-using TensorView = BasicTensorView<float>;
+using ConstTensorView = BasicTensorView<const void>;
+using TensorView = BasicTensorView<void>;
 
 // Hyperparameters, by name.
 class Params {

@@ -23,6 +23,9 @@ class Buffer {
 
   std::size_t size() const { return bytes_; }
   VkBuffer vk_buffer() const { return buffer_; }
+  // Unique to this allocation for the life of the process, unlike the VkBuffer handle, which Vulkan may hand
+  // to a buffer created after this one dies: what caches of descriptor sets are keyed by.
+  uint64_t id() const { return id_; }
 
   void upload(const void* data, std::size_t bytes, std::size_t offset = 0);
   void download(void* data, std::size_t bytes, std::size_t offset = 0) const;
@@ -43,6 +46,7 @@ class Buffer {
 
   Device* device_ = nullptr;
   std::size_t bytes_ = 0;
+  uint64_t id_ = 0;
   VkBuffer buffer_ = VK_NULL_HANDLE;
   VkDeviceMemory memory_ = VK_NULL_HANDLE;
   void* mapped_ = nullptr;  // non-null when the memory is host-visible

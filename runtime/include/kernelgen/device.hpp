@@ -21,6 +21,22 @@ struct DeviceOptions {
   bool validation = false;
 };
 
+// Optional device features kernels may use; each is enabled on the logical device when the physical device
+// has it.
+struct DeviceFeatures {
+  // VkPhysicalDevice16BitStorageFeatures::storageBuffer16BitAccess: f16 tensors.
+  bool storage_buffer_16bit = false;
+  // VkPhysicalDevice8BitStorageFeatures::storageBuffer8BitAccess: i8/u8 tensors.
+  bool storage_buffer_8bit = false;
+  // VkPhysicalDeviceShaderFloat16Int8Features::shaderFloat16 and ::shaderInt8: f16 and i8/u8 arithmetic.
+  bool shader_float16 = false;
+  bool shader_int8 = false;
+  // VkPhysicalDeviceFeatures::shaderInt16, ::shaderInt64 and ::shaderFloat64.
+  bool shader_int16 = false;
+  bool shader_int64 = false;
+  bool shader_float64 = false;
+};
+
 struct DeviceInfo {
   uint32_t index = 0;
   std::string name;
@@ -36,6 +52,7 @@ struct DeviceInfo {
   uint64_t max_storage_buffer_range = 0;
   double timestamp_period_ns = 0;  // 0 when the compute queue has no timestamps
   std::vector<std::string> extensions;
+  DeviceFeatures features;
 };
 
 // A Vulkan instance, one physical device and a logical device with one compute queue.

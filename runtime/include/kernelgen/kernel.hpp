@@ -6,23 +6,22 @@
 #include <span>
 #include <vector>
 
+#include "kernelgen/grid.hpp"
+
 namespace kernelgen {
 
 class Device;
 
-struct Grid {
-  uint32_t x = 1, y = 1, z = 1;
-};
-
 // A compute pipeline made from SPIR-V words whose interface is the kernel contract's: descriptor set 0,
-// bindings 0..binding_count-1, all storage buffers.
+// bindings 0..binding_count-1, all storage buffers, and for an op with symbolic dims one uint push constant per
+// dim (dim_count of them, in the op's dim order).
 //
 // Two ways to use one: through a kernelgen Device and Sequence, or recorded straight into a command buffer of
 // an engine that owns its own VkDevice and VkBuffers (the second constructor and record()).
 class Kernel {
  public:
-  Kernel(const Device& device, std::span<const uint32_t> spirv, uint32_t binding_count);
-  Kernel(VkDevice device, std::span<const uint32_t> spirv, uint32_t binding_count);
+  Kernel(const Device& device, std::span<const uint32_t> spirv, uint32_t binding_count, uint32_t dim_count = 0);
+  Kernel(VkDevice device, std::span<const uint32_t> spirv, uint32_t binding_count, uint32_t dim_count = 0);
   ~Kernel();
   Kernel(Kernel&&) noexcept;
   Kernel& operator=(Kernel&&) noexcept;
@@ -30,26 +29,31 @@ class Kernel {
   Kernel& operator=(const Kernel&) = delete;
 
   uint32_t binding_count() const { return binding_count_; }
+  uint32_t dim_count() const { return dim_count_; }
 
-  // Binds the buffers (whole range, binding i = buffers[i]) and dispatches. Descriptor sets are cached per
-  // distinct buffer list, so calling again with the same buffers allocates nothing. The caller places
-  // barriers around it.
-  void record(VkCommandBuffer command_buffer, std::span<const VkBuffer> buffers, Grid grid);
+  // Binds the buffers (whole range, binding i = buffers[i]), pushes the dims (dim_count() values) and
+  // dispatches. Descriptor sets are cached per distinct buffer list, so calling again with the same buffers
+  // allocates nothing; `identity` (one Buffer::id() per buffer) keys that cache when given, since a VkBuffer
+  // handle may be recycled for a new buffer once its buffer dies. The caller places barriers around it.
+  void record(VkCommandBuffer command_buffer, std::span<const VkBuffer> buffers, Grid grid,
+              std::span<const uint32_t> dims = {}, std::span<const uint64_t> identity = {});
 
  private:
   void create(std::span<const uint32_t> spirv);
-  VkDescriptorSet descriptor_set(std::span<const VkBuffer> buffers);
+  VkDescriptorSet descriptor_set(std::span<const VkBuffer> buffers, std::span<const uint64_t> identity);
   void release();
 
   VkDevice device_ = VK_NULL_HANDLE;
   uint32_t binding_count_ = 0;
+  uint32_t dim_count_ = 0;
   VkShaderModule module_ = VK_NULL_HANDLE;
   VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
   VkPipelineLayout pipeline_layout_ = VK_NULL_HANDLE;
   VkPipeline pipeline_ = VK_NULL_HANDLE;
   std::vector<VkDescriptorPool> pools_;
   uint32_t sets_in_last_pool_ = 0;
-  std::map<std::vector<VkBuffer>, VkDescriptorSet> sets_;
+  // Keyed by (identities given, the identities or else the handles).
+  std::map<std::pair<bool, std::vector<uint64_t>>, VkDescriptorSet> sets_;
 };
 
 }  // namespace kernelgen

@@ -2,6 +2,7 @@
 #include <vulkan/vulkan_core.h>
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "kernelgen/kernel.hpp"
@@ -20,8 +21,10 @@ class Sequence {
   Sequence(const Sequence&) = delete;
   Sequence& operator=(const Sequence&) = delete;
 
-  // Records a dispatch, preceded by a barrier that makes every earlier write in this sequence visible.
-  Sequence& dispatch(Kernel& kernel, const std::vector<const Buffer*>& buffers, Grid grid);
+  // Records a dispatch, preceded by a barrier that makes every earlier write in this sequence visible. `dims`:
+  // the values of the kernel's symbolic dims (Kernel::dim_count() of them), pushed as push constants.
+  Sequence& dispatch(Kernel& kernel, const std::vector<const Buffer*>& buffers, Grid grid,
+                     std::span<const uint32_t> dims = {});
   // Records a GPU timestamp after all previous work; read it back with timestamp_ns() after submit().
   Sequence& timestamp();
   // Fills the whole buffer with a 32-bit pattern.

@@ -10,6 +10,21 @@ namespace kernelgen {
 
 // What a compute shader's SPIR-V declares to the outside: read straight from the words, so the same check
 // applies to a freshly compiled candidate and to a checked-in kernel.spv.
+
+// kind "float", "int", "uint", "bool" or "other"; width in bits (0 where SPIR-V gives none: bool, "other").
+struct SpirvScalar {
+  std::string kind;
+  uint32_t width = 0;
+};
+
+// A member of the push-constant block. A member that is neither a scalar nor a vector has type.kind "other".
+struct SpirvMember {
+  std::string name;
+  uint32_t offset = 0;
+  SpirvScalar type;
+  uint32_t components = 1;  // > 1 for a vector
+};
+
 struct SpirvBinding {
   uint32_t set = 0;
   uint32_t binding = 0;
@@ -17,6 +32,10 @@ struct SpirvBinding {
   bool buffer_block = false;  // a std430/std140 block (Block in StorageBuffer, or BufferBlock in Uniform)
   bool readonly = false;      // every member NonWritable, or the variable itself
   std::string name;
+  // The elements of the block's last member when it is an array of scalars or vectors (`float x[]` gives
+  // float/32 with 1 component, `vec4 x[]` float/32 with 4); kind "other" and 0 components otherwise.
+  SpirvScalar element;
+  uint32_t element_components = 0;
 };
 
 struct SpirvInterface {
@@ -25,6 +44,8 @@ struct SpirvInterface {
   std::vector<SpirvBinding> bindings;           // sorted by (set, binding)
   std::vector<std::string> capabilities;
   bool uses_push_constants = false;
+  // The push-constant block's members in declaration order; empty without a push-constant block.
+  std::vector<SpirvMember> push_constant_members;
   // Bytes of the Workgroup (`shared`) variables, tightly packed: a lower bound on what the device allocates.
   uint64_t workgroup_memory_bytes = 0;
 };
