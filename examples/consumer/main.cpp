@@ -1,5 +1,6 @@
 // The consumer's application: runs the kernel checked in for scale_add (y = 2 * x + b) the two ways a
-// generated wrapper offers, and checks both results on the CPU.
+// generated wrapper offers, and rowsum at sizes chosen per call, and checks the results on the CPU.
+#include <kernelgen/ops/rowsum.hpp>
 #include <kernelgen/ops/scale_add.hpp>
 
 #include <cstdio>
@@ -69,6 +70,22 @@ std::vector<float> run_in_my_command_buffer(kernelgen::Device& engine, const std
   return y_buffer.download<float>();
 }
 
+using RowSum = kernelgen::ops::rowsum;
+
+// rowsum at a number of rows known only at run time: the sizes come with each call. Rows of ones sum to 300.
+std::size_t rowsum_mismatches(kernelgen::Device& device, uint32_t rows) {
+  const RowSum::Dims dims{rows};
+  kernelgen::Buffer x(device, RowSum::x_bytes(dims));
+  kernelgen::Buffer y(device, RowSum::y_bytes(dims));
+  const std::vector<float> ones(RowSum::x_elements(dims), 1.0f);
+  x.upload(std::span<const float>(ones));
+  RowSum rowsum(device);
+  rowsum(dims, x, y);
+  std::size_t wrong = 0;
+  for (float sum : y.download<float>()) wrong += sum != 300.0f;
+  return wrong;
+}
+
 }  // namespace
 
 int main() {
@@ -85,5 +102,11 @@ int main() {
   std::printf("scale_add through the wrapper: %zu of %zu elements wrong\n", wrapper_wrong, x.size());
   std::printf("scale_add recorded into an own command buffer: %zu of %zu elements wrong\n", recorded_wrong,
               x.size());
-  return wrapper_wrong == 0 && recorded_wrong == 0 ? 0 : 1;
+  std::size_t rowsum_wrong = 0;
+  for (uint32_t rows : {3u, 1000u}) {
+    const std::size_t wrong = rowsum_mismatches(device, rows);
+    std::printf("rowsum of %u rows: %zu rows wrong\n", rows, wrong);
+    rowsum_wrong += wrong;
+  }
+  return wrapper_wrong == 0 && recorded_wrong == 0 && rowsum_wrong == 0 ? 0 : 1;
 }

@@ -81,7 +81,7 @@ std::optional<GridExpression> parse_dispatch_line(const std::string& source, std
       return std::nullopt;
     }
   }
-  if (!found) *error = "no " + form + " line declaring the number of workgroups to launch";
+  if (!found) *error = "no line declares the number of workgroups to launch; add " + form;
   return found;
 }
 

@@ -19,13 +19,18 @@ using nlohmann::json;
 
 namespace {
 
-// A constant grid is written as three numbers, as contract 1 always wrote it; one over dims as three strings.
+// An extent written as a plain number is stored as that number (contract 1 always wrote three), any other
+// as its text (`(rows + 63) / 64`, `1024 / 256`), so that the manifest reads back as kernel.comp's line.
 json dispatch_json(const std::string& dispatch, std::span<const std::string> dims) {
   const GridExpression grid = GridExpression::parse(dispatch, dims);
   json extents = json::array();
   for (const DimExpression& extent : grid.extents()) {
-    if (extent.uses_dims()) extents.push_back(extent.text());
-    else extents.push_back(extent.evaluate(std::vector<int64_t>(dims.size(), 0)));
+    const std::string& text = extent.text();
+    const bool plain_number = !text.empty() && text.size() <= 10 &&
+                              std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+    const uint64_t value = plain_number ? std::stoull(text) : 0;
+    if (plain_number && std::to_string(value) == text && value <= UINT32_MAX) extents.push_back(value);
+    else extents.push_back(text);
   }
   return extents;
 }
@@ -119,6 +124,11 @@ Manifest parse_manifest(const json& j) {
       throw std::invalid_argument("manifest: field kernel.dims must be an array of dim names");
     m.dims = dims.get<std::vector<std::string>>();
   }
+  try {
+    GridExpression::parse(m.dispatch, m.dims);
+  } catch (const std::invalid_argument& problem) {
+    throw std::invalid_argument("manifest: field kernel.dispatch `" + m.dispatch + "`: " + problem.what());
+  }
   m.local_size = triple(kernel, "local_size", "kernel.");
   m.validation = j.value("validation", json());
   m.timing = j.value("timing", json());
@@ -132,6 +142,25 @@ namespace {
 
 std::string triple_text(uint32_t x, uint32_t y, uint32_t z) {
   return std::to_string(x) + " " + std::to_string(y) + " " + std::to_string(z);
+}
+
+// Extents over dims agree when written alike; constant ones when they have the same value (`64` and `128/2`).
+bool same_grid(const GridExpression& a, const GridExpression& b, size_t dim_count) {
+  const std::vector<int64_t> unused(dim_count, 0);
+  for (size_t i = 0; i < 3; ++i) {
+    const DimExpression& x = a.extents()[i];
+    const DimExpression& y = b.extents()[i];
+    if (x.uses_dims() || y.uses_dims()) {
+      if (x.text() != y.text()) return false;
+    } else {
+      try {
+        if (x.evaluate(unused) != y.evaluate(unused)) return false;
+      } catch (const std::exception&) {  // 1/0: no grid agrees with it
+        return false;
+      }
+    }
+  }
+  return true;
 }
 
 // Where the manifest's dims, dispatch or local size disagree with the op, kernel.comp's dispatch line or
@@ -153,7 +182,7 @@ std::optional<std::string> manifest_disagreement(const GeneratedKernel& kernel, 
   } catch (const std::invalid_argument& problem) {
     return "kernel.dispatch `" + m.dispatch + "`: " + problem.what();
   }
-  if (grid->text() != recorded->text())
+  if (!same_grid(*grid, *recorded, dims.size()))
     return "kernel.dispatch `" + recorded->text() + "` disagrees with kernel.comp's dispatch line `" + grid->text() + "`";
   const auto interface = reflect_spirv(kernel.spirv, &error);
   if (!interface) return "kernel.spv: " + error;

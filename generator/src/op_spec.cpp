@@ -186,7 +186,9 @@ std::string string_or_empty(const json& object, const std::string& op, const std
   return object.at(key).get<std::string>();
 }
 
-// Gives every symbolic extent its dim's index, collecting the dims in order of first appearance.
+// Gives every symbolic extent its dim's index, collecting the dims in order of first appearance: across the
+// shapes of the inputs then the outputs, then the INDEX bounds (a dim only an index bound names comes last).
+// cmake/KernelGen.cmake orders them the same way; the push-constant block follows this order.
 void resolve_dims(OpSpec& spec, const json& in) {
   const std::string& op = spec.name;
   auto resolve = [&](Extent& extent) {
@@ -199,10 +201,10 @@ void resolve_dims(OpSpec& spec, const json& in) {
     extent.dim_index = static_cast<int>(found - spec.dims.begin());
   };
   for (auto* list : {&spec.inputs, &spec.outputs})
-    for (TensorSpec& tensor : *list) {
+    for (TensorSpec& tensor : *list)
       for (Extent& extent : tensor.shape) resolve(extent);
-      if (tensor.index_of) resolve(*tensor.index_of);
-    }
+  for (TensorSpec& tensor : spec.inputs)
+    if (tensor.index_of) resolve(*tensor.index_of);
 
   const json sizes = in.value("dims", json::object());
   const json bench = in.value("bench_dims", json::object());
@@ -235,13 +237,18 @@ void check_sizes(const OpSpec& spec) {
   DimValues largest;
   for (const DimSpec& dim : spec.dims)
     largest.push_back(std::max(dim.bench, *std::max_element(dim.sizes.begin(), dim.sizes.end())));
-  for (const TensorSpec& tensor : spec.tensors()) {
+  const auto tensors = spec.tensors();
+  for (size_t t = 0; t < tensors.size(); ++t) {
+    const TensorSpec& tensor = tensors[t];
+    const bool input = t < spec.inputs.size();
+    const std::string where = std::string(input ? "inputs[" : "outputs[") +
+                              std::to_string(input ? t : t - spec.inputs.size()) + "].shape (" + tensor.name + ")";
     int64_t elements = 1;
     for (const Extent& extent : tensor.shape) {
       const int64_t size = extent.symbolic() ? largest[static_cast<size_t>(extent.dim_index)] : extent.size;
       // Checked before multiplying: an extent near 2^32 would overflow the product.
       if (size > kMaxElements / elements)
-        reject(spec.name, tensor.name + ".shape", "more than 2^31 elements at the largest DIMS/BENCH_DIMS");
+        reject(spec.name, where, "more than 2^31 elements at the largest DIMS/BENCH_DIMS");
       elements *= size;
     }
   }

@@ -18,7 +18,11 @@ namespace {
 
 constexpr size_t kGuardBytes = 256;
 
-uint8_t guard_byte(size_t i) { return static_cast<uint8_t>(0xef ^ (i * 0x9d)); }
+// The guard bytes after tensor t in run `run`: a pattern of its own per tensor and per run, so that a kernel
+// that copies (or maps) an input's guards over an output's, one element past the end, still changes them.
+uint8_t guard_byte(size_t t, int run, size_t i) {
+  return static_cast<uint8_t>(0xef ^ (i * 0x9d) ^ (t * 0x35 + 0x11) ^ (run * 0xa6));
+}
 
 using Bytes = std::vector<uint8_t>;
 
@@ -83,7 +87,7 @@ class Harness {
         const Bytes element = poison(tensors_[t].dtype, poison_run);
         for (size_t i = 0; i < sizes_[t]; ++i) bytes.push_back(element[i % element.size()]);
       }
-      for (size_t g = 0; bytes.size() < buffers_[t].size(); ++g) bytes.push_back(guard_byte(g));
+      for (size_t g = 0; bytes.size() < buffers_[t].size(); ++g) bytes.push_back(guard_byte(t, poison_run, g));
       buffers_[t].upload(bytes.data(), bytes.size());
     }
     sequence_.submit();
@@ -109,12 +113,12 @@ CaseResult failure(const TestCase& test_case, const OpSpec& spec, Status status,
 
 // Checks that need only one run: the guards and the inputs. Returns a failure or nothing.
 std::optional<CaseResult> check_run(const OpSpec& spec, const Harness& harness, const TestCase& test_case,
-                                    const std::vector<Bytes>& contents) {
+                                    const std::vector<Bytes>& contents, int run) {
   const auto tensors = spec.tensors();
   for (size_t t = 0; t < contents.size(); ++t) {
     const size_t size = harness.tensor_bytes(t);
     for (size_t g = 0; size + g < contents[t].size(); ++g) {
-      if (contents[t][size + g] != guard_byte(g)) {
+      if (contents[t][size + g] != guard_byte(t, run, g)) {
         CaseResult result = failure(test_case, spec, Status::OUT_OF_BOUNDS, tensors[t].name);
         const size_t element_bytes = dtype_bytes(tensors[t].dtype);
         result.detail = "wrote past the end of " + describe_tensor(spec, t) + at_dims(spec, test_case.dims) +
@@ -147,8 +151,8 @@ HostTensor output_tensor(const TensorSpec& tensor, const DimValues& dims, const 
 
 CaseResult check_case(const OpSpec& spec, ReferenceFunction reference, const Harness& harness,
                       const TestCase& test_case, const std::vector<Bytes>& first, const std::vector<Bytes>& second) {
-  for (const auto* run : {&first, &second})
-    if (auto failed = check_run(spec, harness, test_case, *run)) return *failed;
+  for (int run = 0; run < 2; ++run)
+    if (auto failed = check_run(spec, harness, test_case, run == 0 ? first : second, run)) return *failed;
 
   const auto expected = run_reference(spec, reference, test_case);
   CaseResult result = failure(test_case, spec, Status::PASSED, "");
@@ -307,6 +311,18 @@ std::optional<std::string> unsupported_on(const OpSpec& spec, const DeviceInfo& 
   for (const TensorSpec& tensor : spec.tensors())
     if (auto missing = missing_storage_feature(tensor.dtype, device.features))
       return "op '" + spec.name + "': tensor " + tensor.name + ": " + *missing + " (" + device.name + ")";
+  return std::nullopt;
+}
+
+std::optional<std::string> unsupported_on(const OpSpec& spec, const DeviceInfo& device,
+                                          std::span<const uint32_t> spirv) {
+  if (auto dtype = unsupported_on(spec, device)) return dtype;
+  std::string error;
+  const auto interface = reflect_spirv(spirv, &error);
+  if (!interface) return std::nullopt;  // not the device's fault: validation reports it
+  if (auto capability = missing_capability(*interface, device))
+    return "op '" + spec.name + "': its kernel declares the SPIR-V capability " + *capability + ", which " +
+           device.name + " does not support";
   return std::nullopt;
 }
 

@@ -81,8 +81,11 @@ constexpr const char* kOperand = "a number, a dim name, min(a, b), max(a, b) or 
 class DimExpression::Parser {
  public:
   Parser(std::string_view text, std::span<const std::string> dims) : text_(text), dims_(dims) {
-    if (text.size() > kLongestText) {
-      throw std::invalid_argument("the expression is " + std::to_string(text.size()) +
+    // Whitespace around the expression is not part of it (a line may pad the grid with any amount of it).
+    const size_t first = text.find_first_not_of(" \t\r\n\v\f");
+    const size_t length = first == std::string_view::npos ? 0 : text.find_last_not_of(" \t\r\n\v\f") + 1 - first;
+    if (length > kLongestText) {
+      throw std::invalid_argument("the expression is " + std::to_string(length) +
                                   " characters long; at most " + std::to_string(kLongestText) +
                                   " are allowed");
     }

@@ -201,7 +201,9 @@ TEST(CasesPerDtype, EveryValueIsFiniteAndWithinTheDtypesRangeInEveryCase) {
         ASSERT_TRUE(std::isfinite(v)) << info.name << " " << c.name << " element " << i;
         ASSERT_GE(v, lowest_value(info.dtype)) << info.name << " " << c.name << " element " << i;
         ASSERT_LE(v, highest_value(info.dtype)) << info.name << " " << c.name << " element " << i;
-        if (info.kind != DTypeKind::Float) { ASSERT_EQ(v, std::trunc(v)) << info.name << " " << c.name; }
+        if (info.kind != DTypeKind::Float) {
+          ASSERT_EQ(v, std::trunc(v)) << info.name << " " << c.name;
+        }
       }
     }
   }
@@ -216,7 +218,9 @@ TEST(CasesPerDtype, IntegerExtremesAreTheDtypesLimitsAndLargeSpansItsRange) {
       EXPECT_EQ(extremes.value(i), i % 2 ? lowest_value(dtype) : highest_value(dtype)) << name << " " << i;
     const HostTensor& large = find_case(cases, "large").inputs[0];
     EXPECT_GT(max_of(large), highest_value(dtype) / 2) << name;
-    if (lowest_value(dtype) < 0) { EXPECT_LT(min_of(large), lowest_value(dtype) / 2) << name; }
+    if (lowest_value(dtype) < 0) {
+      EXPECT_LT(min_of(large), lowest_value(dtype) / 2) << name;
+    }
     const HostTensor& uniform = find_case(cases, "uniform").inputs[0];
     EXPECT_GE(min_of(uniform), std::max(lowest_value(dtype), -100.0)) << name << ": small values";
     EXPECT_LE(max_of(uniform), 100) << name << ": small values";
@@ -235,7 +239,9 @@ TEST(CasesPerDtype, SignedIntegersGetNegativesAndUnsignedOnesNever) {
   for (const char* name : {"u32", "u8"}) {
     for (const TestCase& c : make_cases(one_dtype_spec(name), 5)) {
       EXPECT_GE(min_of(c.inputs[0]), 0) << name << " " << c.name;
-      if (c.name == "checkerboard") { EXPECT_EQ(max_of(c.inputs[0]), 1) << name << ": 0 and 1"; }
+      if (c.name == "checkerboard") {
+        EXPECT_EQ(max_of(c.inputs[0]), 1) << name << ": 0 and 1";
+      }
     }
   }
 }
@@ -285,7 +291,8 @@ TEST(CasesAtDims, IndexInputsAreAlwaysBelowTheirBoundAtTheGivenDims) {
       EXPECT_GE(min_of(slots), 0) << c.name;
       EXPECT_LT(max_of(slots), 3) << c.name << ": a constant bound";
     }
-    EXPECT_EQ(largest_id, static_cast<double>(vocab - 1)) << "the bound is this size's vocab, reached at its edge";
+    EXPECT_EQ(largest_id, static_cast<double>(vocab - 1))
+        << "the bound is this size's vocab, reached at its edge";
   }
 }
 
@@ -320,7 +327,8 @@ TEST(CasesAtDims, MakeCaseWithTheWrongNumberOfDimsThrows) {
   EXPECT_THROW(make_case(spec, "uniform", 1, {1000}), std::invalid_argument);
   EXPECT_THROW(make_case(spec, "uniform", 1, {1000, 7, 3}), std::invalid_argument);
   EXPECT_THROW(make_cases(spec, 1, {1000}), std::invalid_argument);
-  EXPECT_THROW(make_case(two_input_spec(), "uniform", 1, {5}), std::invalid_argument) << "a static op takes none";
+  EXPECT_THROW(make_case(two_input_spec(), "uniform", 1, {5}), std::invalid_argument)
+      << "a static op takes none";
 }
 
 TEST(BaseSeed, ReplaysKernelgenSeed) {

@@ -146,12 +146,14 @@ TEST(CompareTensors, I32IsExactWithZeroTolerance) {
   EXPECT_EQ(off_by_one.got_at_first, 1);
   EXPECT_EQ(off_by_one.expected_at_first, 0);
   EXPECT_EQ(off_by_one.max_abs_error, 1);
-  EXPECT_FALSE(compare_outputs(tensor(DType::i32, {-2147483647.0, -7, 0, 2147483647.0}), expected, 0, 0).passed())
+  EXPECT_FALSE(
+      compare_outputs(tensor(DType::i32, {-2147483647.0, -7, 0, 2147483647.0}), expected, 0, 0).passed())
       << "off by one next to the largest magnitudes";
 }
 
 TEST(CompareTensors, UnsignedAndByteIntegersAreExactToo) {
-  EXPECT_FALSE(compare_outputs(tensor(DType::u32, {4294967294.0}), tensor(DType::u32, {4294967295.0}), 0, 0).passed());
+  EXPECT_FALSE(
+      compare_outputs(tensor(DType::u32, {4294967294.0}), tensor(DType::u32, {4294967295.0}), 0, 0).passed());
   EXPECT_FALSE(compare_outputs(tensor(DType::i8, {-127}), tensor(DType::i8, {-128}), 0, 0).passed());
   EXPECT_FALSE(compare_outputs(tensor(DType::u8, {254}), tensor(DType::u8, {255}), 0, 0).passed());
   EXPECT_TRUE(compare_outputs(tensor(DType::u8, {0, 255}), tensor(DType::u8, {0, 255}), 0, 0).passed());
@@ -169,7 +171,8 @@ TEST(CompareTensors, F16NaNAndInfinityFollowTheFloatRules) {
   const double inf = std::numeric_limits<double>::infinity();
   const HostTensor expected = tensor(DType::f16, {std::nan(""), inf, 1.0});
   EXPECT_TRUE(compare_outputs(expected, expected, 0, 0).passed());
-  EXPECT_FALSE(compare_outputs(tensor(DType::f16, {std::nan(""), 65504.0, 1.0}), expected, 1e9, 1e9).passed());
+  EXPECT_FALSE(
+      compare_outputs(tensor(DType::f16, {std::nan(""), 65504.0, 1.0}), expected, 1e9, 1e9).passed());
 }
 
 TEST(CompareTensors, ADtypeMismatchBetweenGotAndExpectedFailsEveryElement) {
@@ -179,7 +182,8 @@ TEST(CompareTensors, ADtypeMismatchBetweenGotAndExpectedFailsEveryElement) {
   EXPECT_EQ(c.elements, 3);
   EXPECT_EQ(c.mismatches, 3);
   EXPECT_EQ(c.first_mismatch, 0);
-  EXPECT_EQ(compare_outputs(tensor(DType::u32, {1, 2, 3}), expected, 0, 0).mismatches, 3) << "even at the same width";
+  EXPECT_EQ(compare_outputs(tensor(DType::u32, {1, 2, 3}), expected, 0, 0).mismatches, 3)
+      << "even at the same width";
 }
 
 TEST(CompareTensors, AShorterTensorMismatchesAtItsEnd) {

@@ -1,16 +1,20 @@
 // evaluate_source on a Vulkan device: each deliberately wrong kernel of tests/kernels/ is rejected with the
-// status and the reason a model could act on; the catalog's own kernels pass.
+// status and the reason a model could act on; the catalog's own kernels pass. The catalog's relu has a
+// symbolic batch (x:f32[batch,8,16,16]); validation starts at batch=1, 2048 elements, where these kernels
+// first fail.
 #include "kernelgen/evaluate.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "kernelgen/cases.hpp"
 #include "kernelgen/device.hpp"
 #include "kernelgen/files.hpp"
+#include "kernelgen/kernel_source.hpp"
 #include "kernelgen/spirv_interface.hpp"
 
 namespace kernelgen {
@@ -79,20 +83,24 @@ TEST_P(EvaluateBadRelu, IsRejectedWithItsStatusAndReason) {
 
 INSTANTIATE_TEST_SUITE_P(
     BadKernels, EvaluateBadRelu,
-    ::testing::Values(BadKernel{"writes_nothing.comp", Status::INCORRECT_NUMERICAL,
-                                "case uniform: 8192 of 8192 elements of output y were never written"},
-                      BadKernel{"writes_half.comp", Status::INCORRECT_NUMERICAL,
-                                "4096 of 8192 elements of output y were never written (first at index 4096)"},
-                      BadKernel{"writes_input.comp", Status::WROTE_INPUT, "changed binding 0 (input x)"},
-                      BadKernel{"writes_past_output.comp", Status::OUT_OF_BOUNDS,
-                                "wrote past the end of binding 1 (output y): element 8192 "},
-                      BadKernel{"nondeterministic.comp", Status::NONDETERMINISTIC,
-                                "two runs on the same inputs gave different y"},
-                      BadKernel{"does_not_compile.comp", Status::COMPILE_ERROR,
-                                "'gl_GlobalInvocationId' : undeclared identifier"},
-                      BadKernel{"wrong_bindings.comp", Status::INTERFACE_MISMATCH, "(set 0, binding 2)"},
-                      BadKernel{"no_dispatch_line.comp", Status::INTERFACE_MISMATCH,
-                                "no `// kernelgen: dispatch X Y Z` line"}),
+    ::testing::Values(
+        BadKernel{"writes_nothing.comp", Status::INCORRECT_NUMERICAL,
+                  "case uniform: 2048 of 2048 elements of output y at batch=1 were never written"},
+        BadKernel{"writes_half.comp", Status::INCORRECT_NUMERICAL,
+                  "1024 of 2048 elements of output y at batch=1 were never written (first at index 1024)"},
+        BadKernel{"writes_input.comp", Status::WROTE_INPUT, "changed binding 0 (input x)"},
+        // The element named is the first whose guard the store changed: see the disabled
+        // AStoreOnePastTheEndIsCaughtAtThatElement below.
+        BadKernel{"writes_past_output.comp", Status::OUT_OF_BOUNDS,
+                  "wrote past the end of binding 1 (output y) at batch=1: element "},
+        BadKernel{"nondeterministic.comp", Status::NONDETERMINISTIC,
+                  "two runs on the same inputs gave different y at batch=1"},
+        BadKernel{"does_not_compile.comp", Status::COMPILE_ERROR,
+                  "'gl_GlobalInvocationId' : undeclared identifier"},
+        BadKernel{"wrong_bindings.comp", Status::INTERFACE_MISMATCH, "(set 0, binding 2)"},
+        BadKernel{"no_dispatch_line.comp", Status::INTERFACE_MISMATCH,
+                  "no line declares the number of workgroups to launch; add `// kernelgen: dispatch X Y Z` with three "
+                  "integer expressions over the dims"}),
     [](const ::testing::TestParamInfo<BadKernel>& info) {
       return info.param.file.substr(0, info.param.file.find('.'));
     });
@@ -104,7 +112,28 @@ TEST_F(Evaluate, ACaseFailureNamesTheCaseAndTheTensor) {
   EXPECT_EQ(verdict.cases[0].name, "uniform");
   EXPECT_EQ(verdict.cases[0].status, Status::OUT_OF_BOUNDS);
   EXPECT_EQ(verdict.cases[0].tensor, "y");
+  EXPECT_EQ(verdict.cases[0].dims, "batch=1");
   EXPECT_THAT(verdict.reason, HasSubstr("case uniform: "));
+  EXPECT_THAT(verdict.reason, HasSubstr("of a tensor of 2048 elements"));
+}
+
+// The kernel sees its inputs' guard bytes too: y[2048] = max(x[2048], 0) copies x's first guard word over
+// y's, which must still count as a change (each tensor's guards have a pattern of their own, validate.cpp).
+TEST_F(Evaluate, AStoreOnePastTheEndIsCaughtAtThatElement) {
+  const Verdict verdict = evaluate("relu", R"(#version 450
+// kernelgen: dispatch batch * 8 + 1 1 1
+layout(local_size_x = 256) in;
+layout(push_constant) uniform Dims { uint batch; } dims;
+layout(set = 0, binding = 0, std430) readonly buffer X { float x[]; };
+layout(set = 0, binding = 1, std430) writeonly buffer Y { float y[]; };
+void main() {
+  uint i = gl_GlobalInvocationID.x;
+  if (i <= dims.batch * 2048u) y[i] = max(x[i], 0.0);
+}
+)");
+  EXPECT_EQ(verdict.status, Status::OUT_OF_BOUNDS) << describe(verdict);
+  EXPECT_THAT(verdict.reason,
+              HasSubstr("wrote past the end of binding 1 (output y) at batch=1: element 2048 "));
 }
 
 TEST_F(Evaluate, ACompileErrorKeepsGlslangsLogWithLineNumbers) {
@@ -123,7 +152,10 @@ TEST_P(EvaluateCatalogKernel, PassesEveryCase) {
   KernelBinary binary;
   const Verdict verdict = evaluate(op, read_file(kGenerated + "/" + op + "/kernel.comp"), &binary);
   EXPECT_TRUE(verdict.passed()) << describe(verdict);
-  ASSERT_EQ(verdict.cases.size(), 10u);
+  ASSERT_FALSE(binary.spirv.empty());
+  // Every case at every size the op is validated at.
+  const auto sizes = validation_sizes(catalog_op(op).spec, reflect_spirv(binary.spirv)->local_size);
+  ASSERT_EQ(verdict.cases.size(), 10 * sizes.size());
   for (const CaseResult& c : verdict.cases) {
     EXPECT_EQ(c.status, Status::PASSED) << c.name << ": " << c.detail;
     EXPECT_GT(c.comparison.elements, 0) << c.name;
@@ -136,16 +168,25 @@ INSTANTIATE_TEST_SUITE_P(Ops, EvaluateCatalogKernel, ::testing::Values("relu", "
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 TEST_F(Evaluate, HandsBackTheCompiledKernelAndItsGrid) {
+  const OpSpec spec = catalog_op("matmul").spec;
+  const std::string source = read_file(kGenerated + "/matmul/kernel.comp");
   KernelBinary binary;
-  const Verdict verdict = evaluate("matmul", read_file(kGenerated + "/matmul/kernel.comp"), &binary);
+  const Verdict verdict = evaluate("matmul", source, &binary);
   ASSERT_TRUE(verdict.passed()) << describe(verdict);
-  const Grid grid = binary.grid.evaluate({});
-  EXPECT_EQ(grid.x, 9u);
-  EXPECT_EQ(grid.y, 7u);
-  EXPECT_EQ(grid.z, 1u);
+  std::string error;
+  const auto declared = parse_dispatch_line(source, spec.dim_names(), &error);
+  ASSERT_TRUE(declared) << error;
+  EXPECT_EQ(binary.grid.text(), declared->text());
+  // The grid evaluates at the dims the op is launched at, as the source's line says.
+  const Grid bench = binary.grid.evaluate(spec.bench_dims());
+  const Grid expected = declared->evaluate(spec.bench_dims());
+  EXPECT_EQ(bench.x, expected.x);
+  EXPECT_EQ(bench.y, expected.y);
+  EXPECT_EQ(bench.z, expected.z);
+  EXPECT_GT(uint64_t{bench.x} * bench.y * bench.z, 1u);
   const auto interface = reflect_spirv(binary.spirv);
   ASSERT_TRUE(interface);
-  EXPECT_EQ(interface->local_size, (std::array<uint32_t, 3>{16, 16, 1}));
+  EXPECT_GT(interface->local_size[0] * interface->local_size[1] * interface->local_size[2], 1u);
   EXPECT_FALSE(spirv_validation_error(binary.spirv));
 }
 
@@ -158,6 +199,8 @@ TEST_F(Evaluate, TimesAPassingKernelWhenAsked) {
   EXPECT_GE(verdict.timing->median_ns, verdict.timing->min_ns);
   EXPECT_GE(verdict.timing->min_ns, 0);
   EXPECT_EQ(verdict.timing->device, device_->info().name);
+  const OpSpec spec = catalog_op("relu").spec;
+  EXPECT_EQ(verdict.timing->dims, dims_text(spec, spec.bench_dims()));
   EXPECT_THAT(describe(verdict), HasSubstr("GPU time: median"));
 }
 
@@ -178,7 +221,7 @@ std::string relu_with(const std::string& from, const std::string& to) {
 TEST_F(Evaluate, RejectsAReadonlyOutput) {
   // glslang refuses a store to a readonly buffer, so this kernel only reads its output.
   const Verdict verdict = evaluate("relu", R"(#version 450
-// kernelgen: dispatch 8 1 1
+// kernelgen: dispatch batch * 2 1 1
 layout(local_size_x = 256) in;
 layout(set = 0, binding = 0, std430) readonly buffer X { vec4 x[]; };
 layout(set = 0, binding = 1, std430) readonly buffer Y { vec4 y[]; };
@@ -211,17 +254,31 @@ TEST_F(Evaluate, RejectsASecondDescriptorSet) {
   EXPECT_THAT(verdict.reason, HasSubstr("(set 1, binding 1)"));
 }
 
-TEST_F(Evaluate, RejectsPushConstants) {
-  const Verdict verdict = evaluate("relu", relu_with("const uint kVec4s = 8192 / 4;",
-                                                     "layout(push_constant) uniform P { uint kVec4s; };"));
+// An op without symbolic dims (contract 1) gets no push constants: relu at the one shape 4x8x16x16.
+TEST_F(Evaluate, RejectsPushConstantsForAnOpWithoutDims) {
+  const OpSpec spec = parse_op_spec(nlohmann::json::parse(R"({"name": "relu",
+    "inputs": [{"name": "x", "dtype": "f32", "shape": [4, 8, 16, 16]}],
+    "outputs": [{"name": "y", "dtype": "f32", "shape": [4, 8, 16, 16]}]})"));
+  const Verdict verdict = evaluate_source(*device_, spec, catalog_op("relu").reference, R"(#version 450
+// kernelgen: dispatch 8 1 1
+layout(local_size_x = 256) in;
+layout(push_constant) uniform P { uint kVec4s; };
+layout(set = 0, binding = 0, std430) readonly buffer X { vec4 x[]; };
+layout(set = 0, binding = 1, std430) writeonly buffer Y { vec4 y[]; };
+void main() {
+  uint i = gl_GlobalInvocationID.x;
+  if (i < kVec4s) y[i] = max(x[i], vec4(0.0));
+}
+)",
+                                          {base_seed_from_environment(), 0});
   EXPECT_EQ(verdict.status, Status::INTERFACE_MISMATCH);
   EXPECT_THAT(verdict.reason, HasSubstr("push constants"));
 }
 
 TEST_F(Evaluate, RejectsAGridLargerThanTheDeviceAllows) {
   const uint32_t too_many = device_->info().max_workgroup_count[0] + 1;
-  const Verdict verdict =
-      evaluate("relu", relu_with("dispatch 8 1 1", "dispatch " + std::to_string(too_many) + " 1 1"));
+  const Verdict verdict = evaluate("relu", relu_with("dispatch (batch * 512 + 255) / 256 1 1",
+                                                     "dispatch " + std::to_string(too_many) + " 1 1"));
   EXPECT_EQ(verdict.status, Status::INTERFACE_MISMATCH);
   EXPECT_THAT(verdict.reason, HasSubstr("dispatch grid"));
 }

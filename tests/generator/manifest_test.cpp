@@ -1,7 +1,7 @@
 // manifest: generated/<op>/manifest.json round trips, and what the build finds in generated/<op>/: missing,
 // corrupt, stale or current; write_generated replaces the directory as a whole.
-#include "kernelgen/compile.hpp"
 #include "kernelgen/manifest.hpp"
+#include "kernelgen/compile.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -31,7 +31,7 @@ GeneratedKernel sample_kernel(const std::string& spec_hash = "0123456789abcdef")
   m.author = "hand-written";
   m.source_hash = content_hash(kernel.source);
   m.spirv_hash = content_hash(kernel.spirv);
-  m.dispatch = {8, 2, 3};
+  m.dispatch = "8 2 3";
   m.local_size = {256, 1, 1};
   m.validation = {{"status", "PASSED"}, {"base_seed", 7}};
   m.timing = {{"median_ns", 1234.5}};
@@ -41,17 +41,22 @@ GeneratedKernel sample_kernel(const std::string& spec_hash = "0123456789abcdef")
   return kernel;
 }
 
+// A manifest as generated/<op>/manifest.json holds it: written, then read back from the text.
+json file_json(const Manifest& m) {
+  return json::parse(to_json(m).dump());
+}
+
 TEST(Manifest, RoundTripsThroughJson) {
   const Manifest m = sample_kernel().manifest;
-  const Manifest back = parse_manifest(json::parse(to_json(m).dump()));
+  const Manifest back = parse_manifest(file_json(m));
   EXPECT_EQ(back.op, m.op);
   EXPECT_EQ(back.spec_hash, m.spec_hash);
   EXPECT_EQ(back.author, m.author);
   EXPECT_EQ(back.source_hash, m.source_hash);
   EXPECT_EQ(back.spirv_hash, m.spirv_hash);
-  EXPECT_EQ(back.dispatch.x, 8u);
-  EXPECT_EQ(back.dispatch.y, 2u);
-  EXPECT_EQ(back.dispatch.z, 3u);
+  EXPECT_EQ(back.dispatch, "8 2 3");
+  EXPECT_EQ(back.contract, 1);
+  EXPECT_TRUE(back.dims.empty());
   EXPECT_EQ(back.local_size, m.local_size);
   EXPECT_EQ(back.validation, m.validation);
   EXPECT_EQ(back.timing, m.timing);
@@ -60,14 +65,94 @@ TEST(Manifest, RoundTripsThroughJson) {
   EXPECT_EQ(back.kernelgen_version, m.kernelgen_version);
 }
 
+// A kernel of contract 2: its grid is an expression over the op's dims, which arrive as push constants.
+GeneratedKernel symbolic_kernel(const std::string& spec_hash = "0123456789abcdef") {
+  GeneratedKernel kernel = sample_kernel(spec_hash);
+  kernel.source =
+      "#version 450\nlayout(local_size_x = 64) in;\n"
+      "layout(push_constant) uniform Dims { uint rows; uint cols; } dims;\n"
+      "// kernelgen: dispatch (rows + 63) / 64 cols 1\nvoid main() {}\n";
+  const Compilation compiled = compile_glsl(kernel.source);
+  EXPECT_TRUE(compiled.ok) << compiled.log;
+  kernel.spirv = compiled.spirv;
+  Manifest& m = kernel.manifest;
+  m.op = "rowwise";
+  m.source_hash = content_hash(kernel.source);
+  m.spirv_hash = content_hash(kernel.spirv);
+  m.contract = 2;
+  m.dispatch = "(rows + 63) / 64 cols 1";
+  m.dims = {"rows", "cols"};
+  m.local_size = {64, 1, 1};
+  return kernel;
+}
+
+const std::vector<std::string> kRowsCols{"rows", "cols"};
+
+TEST(Manifest, ASymbolicManifestRoundTripsWithItsDispatchAsExpressionsContract2AndDims) {
+  const Manifest m = symbolic_kernel().manifest;
+  const json j = file_json(m);
+  EXPECT_EQ(j.at("contract"), 2);
+  EXPECT_EQ(j.at("kernel").at("dispatch"), json::array({"(rows + 63) / 64", "cols", 1}))
+      << "an extent over dims as a string, a constant one as a number";
+  EXPECT_EQ(j.at("kernel").at("dims"), json::array({"rows", "cols"}));
+  const Manifest back = parse_manifest(j);
+  EXPECT_EQ(back.contract, 2);
+  EXPECT_EQ(back.dispatch, "(rows + 63) / 64 cols 1");
+  EXPECT_EQ(back.dims, m.dims);
+  EXPECT_EQ(back.local_size, m.local_size);
+  EXPECT_EQ(file_json(back), j);
+}
+
+TEST(Manifest, AStaticManifestKeepsTheContract1JsonForm) {
+  const json j = file_json(sample_kernel().manifest);
+  EXPECT_FALSE(j.contains("contract"));
+  EXPECT_FALSE(j.at("kernel").contains("dims"));
+  const json& dispatch = j.at("kernel").at("dispatch");
+  EXPECT_EQ(dispatch, json::array({8, 2, 3}));
+  for (const json& extent : dispatch) EXPECT_TRUE(extent.is_number_unsigned()) << extent;
+}
+
+// Without the text in between: to_json's numbers must be unsigned as parse_manifest reads them.
+TEST(Manifest, RoundTripsInMemoryWithoutATextInBetween) {
+  for (const Manifest& m : {sample_kernel().manifest, symbolic_kernel().manifest}) {
+    const Manifest back = parse_manifest(to_json(m));
+    EXPECT_EQ(back.dispatch, m.dispatch);
+    EXPECT_EQ(back.dims, m.dims);
+  }
+}
+
+TEST(Manifest, AContract1ManifestCheckedInBeforeContract2StillParses) {
+  const fs::path example =
+      fs::path(__FILE__).parent_path().parent_path().parent_path() / "examples/consumer/generated/scale_add";
+  const Manifest m = parse_manifest(json::parse(read_file(example / "manifest.json")));
+  EXPECT_EQ(m.contract, 1);
+  EXPECT_EQ(m.dispatch, "4 1 1");
+  EXPECT_TRUE(m.dims.empty());
+  EXPECT_EQ(check_generated(example, m.spec_hash, {}).state, StoreCheck::State::current);
+}
+
+TEST(Manifest, ParseRejectsDimsThatAreNotNames) {
+  json j = file_json(symbolic_kernel().manifest);
+  j["kernel"]["dims"] = {"rows", 3};
+  try {
+    parse_manifest(j);
+    FAIL() << "parsed a numeric dim name";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_THAT(error.what(), HasSubstr("kernel.dims"));
+  }
+  j = file_json(symbolic_kernel().manifest);
+  j["contract"] = "2";
+  EXPECT_THROW(parse_manifest(j), std::invalid_argument);
+}
+
 TEST(Manifest, NamesTheFilesItDescribes) {
-  const json j = to_json(sample_kernel().manifest);
+  const json j = file_json(sample_kernel().manifest);
   EXPECT_EQ(j.at("kernel").at("source"), "kernel.comp");
   EXPECT_EQ(j.at("kernel").at("spirv"), "kernel.spv");
 }
 
 TEST(Manifest, ParseNamesAMissingField) {
-  json j = to_json(sample_kernel().manifest);
+  json j = file_json(sample_kernel().manifest);
   j.at("kernel").erase("dispatch");
   try {
     parse_manifest(j);
@@ -75,16 +160,16 @@ TEST(Manifest, ParseNamesAMissingField) {
   } catch (const std::invalid_argument& error) {
     EXPECT_THAT(error.what(), HasSubstr("missing field kernel.dispatch"));
   }
-  j = to_json(sample_kernel().manifest);
+  j = file_json(sample_kernel().manifest);
   j.erase("spec_hash");
   EXPECT_THROW(parse_manifest(j), std::invalid_argument);
 }
 
 TEST(Manifest, ParseNamesAMalformedField) {
-  json j = to_json(sample_kernel().manifest);
+  json j = file_json(sample_kernel().manifest);
   j["kernel"]["local_size"] = {256, 1};
   EXPECT_THROW(parse_manifest(j), std::invalid_argument);
-  j = to_json(sample_kernel().manifest);
+  j = file_json(sample_kernel().manifest);
   j["kernel"]["dispatch"] = {8, -1, 1};
   try {
     parse_manifest(j);
@@ -92,7 +177,7 @@ TEST(Manifest, ParseNamesAMalformedField) {
   } catch (const std::invalid_argument& error) {
     EXPECT_THAT(error.what(), HasSubstr("kernel.dispatch"));
   }
-  j = to_json(sample_kernel().manifest);
+  j = file_json(sample_kernel().manifest);
   j["author"] = 3;
   EXPECT_THROW(parse_manifest(j), std::invalid_argument);
 }
@@ -115,38 +200,38 @@ TEST_F(GeneratedDir, WritesTheThreeFiles) {
 
 TEST_F(GeneratedDir, AFreshlyWrittenKernelIsCurrent) {
   write_generated(dir, kernel);
-  const StoreCheck check = check_generated(dir, hash);
+  const StoreCheck check = check_generated(dir, hash, {});
   EXPECT_EQ(check.state, StoreCheck::State::current) << check.problem;
   ASSERT_TRUE(check.kernel);
   EXPECT_EQ(check.kernel->source, kernel.source);
   EXPECT_EQ(check.kernel->spirv, kernel.spirv);
-  EXPECT_EQ(check.kernel->manifest.dispatch.x, 8u);
+  EXPECT_EQ(check.kernel->manifest.dispatch, "8 2 3");
 }
 
 TEST_F(GeneratedDir, AManifestWhoseDispatchDisagreesWithTheSourceIsCorrupt) {
   GeneratedKernel tampered = kernel;
-  tampered.manifest.dispatch = {4, 2, 3};
+  tampered.manifest.dispatch = "4 2 3";
   write_generated(dir, tampered);
-  const StoreCheck check = check_generated(dir, hash);
+  const StoreCheck check = check_generated(dir, hash, {});
   EXPECT_EQ(check.state, StoreCheck::State::corrupt);
-  EXPECT_THAT(check.problem, HasSubstr("kernel.dispatch 4 2 3"));
-  EXPECT_THAT(check.problem, HasSubstr("8 2 3"));
+  EXPECT_THAT(check.problem, HasSubstr("kernel.dispatch `4 2 3`"));
+  EXPECT_THAT(check.problem, HasSubstr("`8 2 3`"));
 }
 
 TEST_F(GeneratedDir, AManifestWhoseLocalSizeDisagreesWithTheSpirvIsCorrupt) {
   GeneratedKernel tampered = kernel;
   tampered.manifest.local_size = {128, 1, 1};
   write_generated(dir, tampered);
-  const StoreCheck check = check_generated(dir, hash);
+  const StoreCheck check = check_generated(dir, hash, {});
   EXPECT_EQ(check.state, StoreCheck::State::corrupt);
   EXPECT_THAT(check.problem, HasSubstr("kernel.local_size 128 1 1"));
 }
 
 TEST_F(GeneratedDir, ADirectoryWithoutAManifestIsMissing) {
-  EXPECT_EQ(check_generated(dir, hash).state, StoreCheck::State::missing);
+  EXPECT_EQ(check_generated(dir, hash, {}).state, StoreCheck::State::missing);
   fs::create_directories(dir);
   write_file_atomic(dir / "kernel.comp", kernel.source);
-  const StoreCheck check = check_generated(dir, hash);
+  const StoreCheck check = check_generated(dir, hash, {});
   EXPECT_EQ(check.state, StoreCheck::State::missing);
   EXPECT_THAT(check.problem, HasSubstr("no manifest.json"));
   EXPECT_FALSE(check.kernel);
@@ -155,7 +240,7 @@ TEST_F(GeneratedDir, ADirectoryWithoutAManifestIsMissing) {
 TEST_F(GeneratedDir, ATruncatedSpirvIsCorrupt) {
   write_generated(dir, kernel);
   fs::resize_file(dir / "kernel.spv", (kernel.spirv.size() - 1) * 4);
-  const StoreCheck check = check_generated(dir, hash);
+  const StoreCheck check = check_generated(dir, hash, {});
   EXPECT_EQ(check.state, StoreCheck::State::corrupt);
   EXPECT_THAT(check.problem, HasSubstr("kernel.spv does not match the hash"));
 }
@@ -163,7 +248,7 @@ TEST_F(GeneratedDir, ATruncatedSpirvIsCorrupt) {
 TEST_F(GeneratedDir, ASpirvCutMidWordIsCorrupt) {
   write_generated(dir, kernel);
   fs::resize_file(dir / "kernel.spv", kernel.spirv.size() * 4 - 2);
-  const StoreCheck check = check_generated(dir, hash);
+  const StoreCheck check = check_generated(dir, hash, {});
   EXPECT_EQ(check.state, StoreCheck::State::corrupt);
   EXPECT_THAT(check.problem, HasSubstr("kernel.spv"));
   EXPECT_THAT(check.problem, HasSubstr("not a whole number of 32-bit SPIR-V words"));
@@ -172,7 +257,7 @@ TEST_F(GeneratedDir, ASpirvCutMidWordIsCorrupt) {
 TEST_F(GeneratedDir, AHandEditedSourceIsCorrupt) {
   write_generated(dir, kernel);
   write_file_atomic(dir / "kernel.comp", kernel.source + "// tweaked\n");
-  const StoreCheck check = check_generated(dir, hash);
+  const StoreCheck check = check_generated(dir, hash, {});
   EXPECT_EQ(check.state, StoreCheck::State::corrupt);
   EXPECT_THAT(check.problem, HasSubstr("kernel.comp does not match the hash"));
 }
@@ -180,7 +265,7 @@ TEST_F(GeneratedDir, AHandEditedSourceIsCorrupt) {
 TEST_F(GeneratedDir, AGarbageManifestIsCorruptAndNamed) {
   write_generated(dir, kernel);
   write_file_atomic(dir / "manifest.json", "{\"op\": \"relu\", garbage");
-  const StoreCheck check = check_generated(dir, hash);
+  const StoreCheck check = check_generated(dir, hash, {});
   EXPECT_EQ(check.state, StoreCheck::State::corrupt);
   EXPECT_THAT(check.problem, HasSubstr("manifest.json is not valid JSON"));
 }
@@ -190,7 +275,7 @@ TEST_F(GeneratedDir, AManifestMissingAFieldIsCorrupt) {
   json j = to_json(kernel.manifest);
   j.erase("op");
   write_file_atomic(dir / "manifest.json", j.dump());
-  const StoreCheck check = check_generated(dir, hash);
+  const StoreCheck check = check_generated(dir, hash, {});
   EXPECT_EQ(check.state, StoreCheck::State::corrupt);
   EXPECT_THAT(check.problem, HasSubstr("missing field op"));
 }
@@ -198,14 +283,14 @@ TEST_F(GeneratedDir, AManifestMissingAFieldIsCorrupt) {
 TEST_F(GeneratedDir, AMissingSourceIsCorruptAndNamed) {
   write_generated(dir, kernel);
   fs::remove(dir / "kernel.comp");
-  const StoreCheck check = check_generated(dir, hash);
+  const StoreCheck check = check_generated(dir, hash, {});
   EXPECT_EQ(check.state, StoreCheck::State::corrupt);
   EXPECT_THAT(check.problem, HasSubstr("kernel.comp"));
 }
 
 TEST_F(GeneratedDir, AKernelForAnotherSpecHashIsStaleAndStillReturned) {
   write_generated(dir, kernel);
-  const StoreCheck check = check_generated(dir, "fedcba9876543210");
+  const StoreCheck check = check_generated(dir, "fedcba9876543210", {});
   EXPECT_EQ(check.state, StoreCheck::State::stale);
   EXPECT_THAT(check.problem, HasSubstr(hash));
   EXPECT_THAT(check.problem, HasSubstr("fedcba9876543210"));
@@ -216,7 +301,7 @@ TEST_F(GeneratedDir, AKernelForAnotherSpecHashIsStaleAndStillReturned) {
 TEST_F(GeneratedDir, CorruptionIsReportedBeforeStaleness) {
   write_generated(dir, kernel);
   write_file_atomic(dir / "kernel.comp", "edited");
-  EXPECT_EQ(check_generated(dir, "fedcba9876543210").state, StoreCheck::State::corrupt);
+  EXPECT_EQ(check_generated(dir, "fedcba9876543210", {}).state, StoreCheck::State::corrupt);
 }
 
 TEST_F(GeneratedDir, WriteReplacesTheDirectoryWholesale) {
@@ -229,7 +314,7 @@ TEST_F(GeneratedDir, WriteReplacesTheDirectoryWholesale) {
 
   EXPECT_FALSE(fs::exists(dir / "notes.txt")) << "files of the old kernel do not survive";
   EXPECT_EQ(read_file(dir / "kernel.comp"), replacement.source);
-  EXPECT_EQ(check_generated(dir, "aaaaaaaaaaaaaaaa").state, StoreCheck::State::current);
+  EXPECT_EQ(check_generated(dir, "aaaaaaaaaaaaaaaa", {}).state, StoreCheck::State::current);
   std::vector<std::string> siblings;
   for (const auto& entry : fs::directory_iterator(dir.parent_path()))
     siblings.push_back(entry.path().filename());
@@ -239,7 +324,87 @@ TEST_F(GeneratedDir, WriteReplacesTheDirectoryWholesale) {
 TEST_F(GeneratedDir, WriteCreatesMissingParents) {
   const fs::path deep = scratch.path() / "a" / "b" / "relu";
   write_generated(deep, kernel);
-  EXPECT_EQ(check_generated(deep, hash).state, StoreCheck::State::current);
+  EXPECT_EQ(check_generated(deep, hash, {}).state, StoreCheck::State::current);
+}
+
+TEST_F(GeneratedDir, ASymbolicKernelIsCurrentUnderTheOpsDims) {
+  const GeneratedKernel symbolic = symbolic_kernel();
+  write_generated(dir, symbolic);
+  const StoreCheck check = check_generated(dir, hash, kRowsCols);
+  EXPECT_EQ(check.state, StoreCheck::State::current) << check.problem;
+  ASSERT_TRUE(check.kernel);
+  EXPECT_EQ(check.kernel->manifest.dispatch, "(rows + 63) / 64 cols 1");
+  EXPECT_EQ(check.kernel->manifest.dims, kRowsCols);
+}
+
+// A constant extent written as an expression (`1024 / 256`) is kept as written, so the build reads the
+// checked-in kernel as current, not corrupt; one of the same value written otherwise still agrees.
+TEST_F(GeneratedDir, AConstantExpressionInTheDispatchLineIsKeptAsWrittenAndCurrent) {
+  GeneratedKernel constant = symbolic_kernel();
+  constant.source = std::string(constant.source).replace(constant.source.find("cols 1\n"), 7, "1024 / 256 1\n");
+  constant.spirv = compile_glsl(constant.source).spirv;
+  constant.manifest.source_hash = content_hash(constant.source);
+  constant.manifest.spirv_hash = content_hash(constant.spirv);
+  constant.manifest.dispatch = "(rows + 63) / 64 1024 / 256 1";
+  write_generated(dir, constant);
+  const json j = json::parse(read_file(dir / "manifest.json"));
+  EXPECT_EQ(j.at("kernel").at("dispatch"), json::array({"(rows + 63) / 64", "1024 / 256", 1}));
+  EXPECT_EQ(check_generated(dir, hash, kRowsCols).state, StoreCheck::State::current)
+      << check_generated(dir, hash, kRowsCols).problem;
+
+  constant.manifest.dispatch = "(rows + 63) / 64 4 1";
+  write_generated(dir, constant);
+  EXPECT_EQ(check_generated(dir, hash, kRowsCols).state, StoreCheck::State::current) << "4 is 1024 / 256";
+  constant.manifest.dispatch = "(rows + 63) / 64 5 1";
+  write_generated(dir, constant);
+  EXPECT_EQ(check_generated(dir, hash, kRowsCols).state, StoreCheck::State::corrupt);
+}
+
+TEST_F(GeneratedDir, ASymbolicManifestWhoseDispatchDisagreesWithTheSourceIsCorrupt) {
+  GeneratedKernel tampered = symbolic_kernel();
+  tampered.manifest.dispatch = "(rows + 31) / 32 cols 1";
+  write_generated(dir, tampered);
+  const StoreCheck check = check_generated(dir, hash, kRowsCols);
+  EXPECT_EQ(check.state, StoreCheck::State::corrupt);
+  EXPECT_THAT(check.problem,
+              HasSubstr("kernel.dispatch `(rows + 31) / 32 cols 1` disagrees with kernel.comp's "
+                        "dispatch line `(rows + 63) / 64 cols 1`"));
+}
+
+TEST_F(GeneratedDir, ADispatchOverANameThatIsNotADimIsCorrupt) {
+  GeneratedKernel tampered = symbolic_kernel();
+  write_generated(dir, tampered);
+  json j = to_json(tampered.manifest);
+  j["kernel"]["dispatch"] = {"(n + 63) / 64", "cols", 1};
+  write_file_atomic(dir / "manifest.json", j.dump());
+  const StoreCheck check = check_generated(dir, hash, kRowsCols);
+  EXPECT_EQ(check.state, StoreCheck::State::corrupt);
+  EXPECT_THAT(check.problem, HasSubstr("kernel.dispatch `(n + 63) / 64 cols 1`"));
+  EXPECT_THAT(check.problem, HasSubstr("unknown name 'n'"));
+}
+
+TEST_F(GeneratedDir, DimsThatDifferFromTheOpsUnderTheSameSpecHashAreCorrupt) {
+  write_generated(dir, symbolic_kernel());
+  const std::vector<std::string> swapped{"cols", "rows"};
+  for (const auto& dims : {std::vector<std::string>{"rows"}, swapped, std::vector<std::string>{}}) {
+    const StoreCheck check = check_generated(dir, hash, dims);
+    EXPECT_EQ(check.state, StoreCheck::State::corrupt) << dims.size() << " dims";
+    EXPECT_THAT(check.problem, HasSubstr("kernel.dims disagrees with the op's dims"));
+  }
+}
+
+TEST_F(GeneratedDir, DimsThatDifferUnderAnotherSpecHashAreStaleNotCorrupt) {
+  write_generated(dir, symbolic_kernel());
+  const StoreCheck check = check_generated(dir, "fedcba9876543210", std::vector<std::string>{"rows"});
+  EXPECT_EQ(check.state, StoreCheck::State::stale) << check.problem;
+  ASSERT_TRUE(check.kernel) << "the old kernel is still there to start the next search from";
+}
+
+TEST_F(GeneratedDir, AStaticKernelCheckedAgainstAnOpWithDimsIsCorrupt) {
+  write_generated(dir, kernel);
+  const StoreCheck check = check_generated(dir, hash, kRowsCols);
+  EXPECT_EQ(check.state, StoreCheck::State::corrupt);
+  EXPECT_THAT(check.problem, HasSubstr("kernel.dims"));
 }
 
 }  // namespace

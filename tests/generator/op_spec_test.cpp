@@ -23,7 +23,9 @@ using nlohmann::json;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-std::vector<int64_t> static_shape(const TensorSpec& tensor) { return tensor.shape_at(); }
+std::vector<int64_t> static_shape(const TensorSpec& tensor) {
+  return tensor.shape_at();
+}
 
 // What kernelgen_add_op() writes for the catalog's relu, with every optional field set.
 json relu_json() {
@@ -178,7 +180,7 @@ INSTANTIATE_TEST_SUITE_P(
                       [](json& j) {
                         j["inputs"][0]["shape"] = {65536, 65536};
                       },
-                      "x.shape: more than 2^31"},
+                      "inputs[0].shape (x): more than 2^31"},
         MalformedSpec{"no outputs", [](json& j) { j.erase("outputs"); }, "outputs: missing"},
         MalformedSpec{"an empty output list", [](json& j) { j["outputs"] = json::array(); },
                       "outputs: an op needs at least one output"},
@@ -198,7 +200,8 @@ INSTANTIATE_TEST_SUITE_P(
                       "tolerance: atol and rtol must be >= 0"},
         MalformedSpec{"flops naming a name that is not a dim", [](json& j) { j["flops"] = "2*N"; },
                       "FLOPS: '2*N'"},
-        MalformedSpec{"flops that is neither a number nor an expression", [](json& j) { j["flops"] = json::array(); },
+        MalformedSpec{"flops that is neither a number nor an expression",
+                      [](json& j) { j["flops"] = json::array(); },
                       "FLOPS: must be a number or an expression"},
         MalformedSpec{"a negative flops", [](json& j) { j["flops"] = -5; }, "FLOPS: -5"},
         MalformedSpec{"a numeric description", [](json& j) { j["description"] = 42; },
@@ -317,8 +320,8 @@ TEST_F(SpecHash, IgnoresSearchSettingsAndWhereFilesLive) {
 
 // Contract 2: symbolic dims, the dtypes of dtypes.def, INDEX inputs.
 
-// What kernelgen_add_op() writes for an embedding-like op with every contract-2 feature: two dims in shapes, a
-// third that only an INDEX bound names, f16 and i32 tensors, DIMS, BENCH_DIMS and a FLOPS expression.
+// What kernelgen_add_op() writes for an embedding-like op with every contract-2 feature: two dims in shapes,
+// a third that only an INDEX bound names, f16 and i32 tensors, DIMS, BENCH_DIMS and a FLOPS expression.
 json gather_json() {
   return json::parse(R"({
     "contract": 2,
@@ -371,6 +374,23 @@ TEST(OpSpecDims, AnIndexBoundIsADimToo) {
   EXPECT_EQ(spec.inputs[1].index_of->dim_index, 2);
   EXPECT_EQ(spec.inputs[1].dtype, DType::i32);
   EXPECT_EQ(spec.inputs[0].dtype, DType::f16);
+}
+
+// An index bound comes after every shape's dims, even one met earlier: the order kernelgen_add_op() gives the
+// push constants (cmake/KernelGen.cmake), which the wrapper's Dims follows.
+TEST(OpSpecDims, DimsOnlyAnIndexBoundNamesComeAfterEveryShapesDims) {
+  const OpSpec spec = parse_op_spec(json::parse(R"({"name": "embedding",
+    "inputs": [{"name": "ids", "dtype": "i32", "shape": ["n"], "index": "vocab"},
+               {"name": "table", "dtype": "f32", "shape": ["vocab", "width"]}],
+    "outputs": [{"name": "out", "dtype": "f32", "shape": ["n", "width", "heads"]}],
+    "dims": {"vocab": [10], "n": [5], "width": [4], "heads": [2]}})"));
+  EXPECT_THAT(spec.dim_names(), ElementsAre("n", "vocab", "width", "heads")) << "vocab is in table's shape";
+  const OpSpec only_bound = parse_op_spec(json::parse(R"({"name": "lookup",
+    "inputs": [{"name": "ids", "dtype": "u32", "shape": ["n"], "index": "vocab"}],
+    "outputs": [{"name": "out", "dtype": "f32", "shape": ["n", "width"]}],
+    "dims": {"vocab": [10], "n": [5], "width": [4]}})"));
+  EXPECT_THAT(only_bound.dim_names(), ElementsAre("n", "width", "vocab"));
+  EXPECT_EQ(only_bound.inputs[0].index_of->dim_index, 2);
 }
 
 TEST(OpSpecDims, AnIndexBoundMayBeANumber) {
@@ -503,10 +523,18 @@ INSTANTIATE_TEST_SUITE_P(
                       "DIMS: dim 'cols' is used in a shape but has no sizes; add e.g. DIMS cols="},
         MalformedSpec{"an index dim without DIMS", [](json& j) { j["dims"].erase("vocab"); },
                       "DIMS: dim 'vocab' is used in a shape but has no sizes"},
-        MalformedSpec{"no DIMS at all", [](json& j) { j.erase("dims"); }, "DIMS: dim 'rows'"},
+        MalformedSpec{"no DIMS at all",
+                      [](json& j) {
+                        j.erase("dims");
+                        j.erase("bench_dims");
+                      },
+                      "DIMS: dim 'rows' is used in a shape but has no sizes"},
         MalformedSpec{"a DIMS name no tensor uses", [](json& j) { j["dims"]["depth"] = {4}; },
                       "DIMS: 'depth' is not used by any tensor; remove it or use it in a shape"},
-        MalformedSpec{"a zero size", [](json& j) { j["dims"]["rows"] = {1, 0}; },
+        MalformedSpec{"a zero size",
+                      [](json& j) {
+                        j["dims"]["rows"] = {1, 0};
+                      },
                       "DIMS rows: 0 is not a positive integer"},
         MalformedSpec{"a negative size", [](json& j) { j["dims"]["cols"] = {-16}; },
                       "DIMS cols: -16 is not a positive integer"},
@@ -519,7 +547,10 @@ INSTANTIATE_TEST_SUITE_P(
                       "DIMS rows: must list at least one size"},
         MalformedSpec{"DIMS that is not an object", [](json& j) { j["dims"] = json::array({1}); },
                       "dims: must be an object"},
-        MalformedSpec{"a size listed twice", [](json& j) { j["dims"]["rows"] = {1, 7, 1}; },
+        MalformedSpec{"a size listed twice",
+                      [](json& j) {
+                        j["dims"]["rows"] = {1, 7, 1};
+                      },
                       "DIMS rows: size 1 is listed twice"},
         MalformedSpec{"BENCH_DIMS for an unknown dim", [](json& j) { j["bench_dims"]["depth"] = 8; },
                       "BENCH_DIMS: 'depth' is not a dim listed in DIMS"},
@@ -527,18 +558,18 @@ INSTANTIATE_TEST_SUITE_P(
                       "BENCH_DIMS rows: 0 is not a positive integer"},
         MalformedSpec{"an unknown dtype", [](json& j) { j["inputs"][0]["dtype"] = "f8"; },
                       "inputs[0].dtype: 'f8' is not a dtype; kernelgen has f32, f16, i32, u32, i8, u8"},
-        MalformedSpec{"a bf16 tensor", [](json& j) { j["inputs"][0]["dtype"] = "bf16"; },
-                      "inputs[0].dtype: bf16 needs GL_EXT_bfloat16, which this glslang cannot compile; declare the "
-                      "tensor f16 or f32"},
+        MalformedSpec{
+            "a bf16 tensor", [](json& j) { j["inputs"][0]["dtype"] = "bf16"; },
+            "inputs[0].dtype: bf16 needs GL_EXT_bfloat16, which this glslang cannot compile; declare the "
+            "tensor f16 or f32"},
         MalformedSpec{"INDEX on a float input", [](json& j) { j["inputs"][0]["index"] = "vocab"; },
                       "inputs[0].index: an INDEX tensor holds indices: declare it i32 or u32"},
-        MalformedSpec{"INDEX on an i8 input",
-                      [](json& j) { j["inputs"][1]["dtype"] = "i8"; },
+        MalformedSpec{"INDEX on an i8 input", [](json& j) { j["inputs"][1]["dtype"] = "i8"; },
                       "inputs[1].index: an INDEX tensor holds indices: declare it i32 or u32"},
         MalformedSpec{"INDEX on an output",
                       [](json& j) {
-                        j["outputs"].push_back({{"name", "argmax"}, {"dtype", "i32"}, {"shape", {"rows"}},
-                                                {"index", "cols"}});
+                        j["outputs"].push_back(
+                            {{"name", "argmax"}, {"dtype", "i32"}, {"shape", {"rows"}}, {"index", "cols"}});
                       },
                       "outputs: INDEX applies to inputs; argmax is an output"},
         MalformedSpec{"an INDEX bound of zero", [](json& j) { j["inputs"][1]["index"] = 0; },
@@ -549,12 +580,15 @@ INSTANTIATE_TEST_SUITE_P(
         MalformedSpec{"a malformed FLOPS expression", [](json& j) { j["flops"] = "2*(rows"; },
                       "FLOPS: '2*(rows': "},
         MalformedSpec{"more than 2^31 elements at the largest DIMS",
-                      [](json& j) { j["dims"]["rows"] = {1, 2147483648 / 16 + 1}; },
-                      "table.shape: more than 2^31 elements at the largest DIMS/BENCH_DIMS"},
+                      [](json& j) {
+                        j["dims"]["rows"] = {1, 2147483648 / 16 + 1};
+                      },
+                      "inputs[0].shape (table): more than 2^31 elements at the largest DIMS/BENCH_DIMS"},
         MalformedSpec{"more than 2^31 elements at BENCH_DIMS",
                       [](json& j) { j["bench_dims"]["rows"] = 2147483648 / 16 + 1; },
-                      "table.shape: more than 2^31 elements"},
-        MalformedSpec{"a dim name that is not an identifier", [](json& j) { j["inputs"][1]["shape"] = {"2rows"}; },
+                      "inputs[0].shape (table): more than 2^31 elements"},
+        MalformedSpec{"a dim name that is not an identifier",
+                      [](json& j) { j["inputs"][1]["shape"] = {"2rows"}; },
                       "inputs[1].shape: '2rows' is not a C identifier"}),
     [](const ::testing::TestParamInfo<MalformedSpec>& info) {
       std::string name;
@@ -583,8 +617,9 @@ TEST(OpSpecDims, ExactlyTwoTo31ElementsAtTheLargestDimsAreAllowed) {
     "outputs": [{"name": "y", "dtype": "u8", "shape": [32768, 65536]}]})")));
 }
 
-// The hash of a contract-1 op is frozen: kernels checked in before contract 2 stay current whatever the prompt
-// templates become. A contract-2 op is regenerated when the prompt or the sizes it is validated at change.
+// The hash of a contract-1 op is frozen: kernels checked in before contract 2 stay current whatever the
+// prompt templates become. A contract-2 op is regenerated when the prompt or the sizes it is validated at
+// change.
 TEST(SpecHashContracts, AStaticF32OpsHashIgnoresThePromptVersion) {
   const OpSpec spec = parse_op_spec(relu_json());
   ASSERT_EQ(spec.contract(), 1);
@@ -609,9 +644,21 @@ TEST(SpecHashContracts, AV2OpsHashChangesWithDimsDtypesIndexBoundsAndTolerance) 
   EXPECT_NE(hash_of([](json& j) { j["dims"]["rows"] = {1, 7, 64}; }), original) << "a DIMS size less";
   EXPECT_NE(hash_of([](json& j) { j["dims"]["cols"] = {16, 6}; }), original) << "a DIMS size changed";
   EXPECT_NE(hash_of([](json& j) { j["inputs"][0]["dtype"] = "f32"; }), original) << "a dtype";
-  EXPECT_NE(hash_of([](json& j) { j["inputs"][1]["index"] = 1000; }), original) << "an INDEX bound";
-  EXPECT_NE(hash_of([](json& j) { j["inputs"][0]["shape"] = {"rows", 16}; }), original) << "a dim made a number";
-  EXPECT_NE(hash_of([](json& j) { j["tolerance"] = {{"atol", 1e-3}, {"rtol", 1e-3}}; }), original)
+  EXPECT_NE(hash_of([](json& j) {
+              j["inputs"][1]["index"] = 1000;
+              j["dims"].erase("vocab");
+            }),
+            original)
+      << "an INDEX bound";
+  EXPECT_NE(hash_of([](json& j) {
+              j["inputs"][0]["shape"] = {"rows", 16};
+            }),
+            original)
+      << "a dim made a number";
+  EXPECT_NE(hash_of([](json& j) {
+              j["tolerance"] = {{"atol", 1e-3}, {"rtol", 1e-3}};
+            }),
+            original)
       << "a declared tolerance, even one equal to the default";
 }
 
@@ -623,12 +670,15 @@ TEST(SpecHashContracts, AV2OpsHashIgnoresBenchDimsAndFlops) {
   EXPECT_EQ(spec_hash(parse_op_spec(changed), "ref", "v"), original);
 }
 
-// examples/consumer/generated/scale_add/manifest.json was written before contract 2: the spec JSON CMake writes
-// for its declaration now must hash to the spec hash checked in then, or every consumer's kernel turns stale.
+// examples/consumer/generated/scale_add/manifest.json was written before contract 2: the spec JSON CMake
+// writes for its declaration now must hash to the spec hash checked in then, or every consumer's kernel turns
+// stale.
 TEST(SpecHashContracts, TheConsumerExamplesKernelFromBeforeContract2IsStillCurrent) {
-  const std::filesystem::path source_dir = std::filesystem::path(__FILE__).parent_path().parent_path().parent_path();
+  const std::filesystem::path source_dir =
+      std::filesystem::path(__FILE__).parent_path().parent_path().parent_path();
   const std::filesystem::path example = source_dir / "examples" / "consumer";
-  // As cmake/KernelGen.cmake writes it for examples/consumer/CMakeLists.txt's kernelgen_add_op(scale_add ...).
+  // As cmake/KernelGen.cmake writes it for examples/consumer/CMakeLists.txt's kernelgen_add_op(scale_add
+  // ...).
   json written = json::parse(R"({
     "contract": 2,
     "name": "scale_add",

@@ -83,7 +83,7 @@ TEST(VerdictJson, ParsesBackToTheSameVerdict) {
   verdict.log = "a log\nof two lines";
   verdict.cases[1].comparison.got_at_first = std::nanf("");
   verdict.cases[1].comparison.max_rel_error = HUGE_VAL;
-  verdict.timing = Timing{"llvmpipe", 5, 1500.5, 1200, -HUGE_VAL, 0.25};
+  verdict.timing = Timing{"llvmpipe", 5, "", 1500.5, 1200, -HUGE_VAL, 0.25};
 
   const Verdict back = nlohmann::json::parse(nlohmann::json(verdict).dump()).get<Verdict>();
   EXPECT_EQ(nlohmann::json(back).dump(), nlohmann::json(verdict).dump());
@@ -102,6 +102,92 @@ TEST(VerdictJson, AnUnknownStatusDoesNotParse) {
   nlohmann::json json = failing_verdict();
   json["status"] = "FINE";
   EXPECT_THROW(json.get<Verdict>(), std::invalid_argument);
+}
+
+// An op validated at several sizes: the passing cases of a kind fold into one line, the failure keeps its
+// size.
+Verdict sized_verdict() {
+  Verdict verdict;
+  verdict.status = Status::INCORRECT_NUMERICAL;
+  verdict.reason = "case zeros: 3 of 7000 elements of y at rows=7 differ from the reference";
+  verdict.base_seed = 99;
+  for (const char* dims : {"rows=1", "rows=7", "rows=64"}) {
+    for (const char* name : {"uniform", "zeros"}) {
+      CaseResult c{name, 1, Status::PASSED, "y", ""};
+      c.dims = dims;
+      c.comparison.elements = 1000;
+      c.comparison.max_abs_error = std::string(dims) == "rows=64" ? 0.5 : 0.125;
+      if (std::string(name) == "zeros" && std::string(dims) == "rows=7") {
+        c.status = Status::INCORRECT_NUMERICAL;
+        c.detail = "3 of 7000 elements of y at rows=7 differ from the reference";
+      }
+      verdict.cases.push_back(c);
+    }
+  }
+  return verdict;
+}
+
+TEST(Describe, CasesAtSeveralSizesShowTheFailureWithItsDimsAndOneLinePerKind) {
+  const std::string text = describe(sized_verdict());
+  EXPECT_THAT(text, ::testing::StartsWith("INCORRECT_NUMERICAL: case zeros: "));
+  EXPECT_THAT(
+      text,
+      HasSubstr("\n  FAIL zeros at rows=7  max abs err 0.125, max rel err 0  [INCORRECT_NUMERICAL] 3 of "
+                "7000 elements of y at rows=7 differ from the reference\n"));
+  EXPECT_THAT(text, HasSubstr("\n  ok   uniform (3 sizes)  max abs err 0.5, max rel err 0\n"))
+      << "the largest error over the sizes";
+  EXPECT_THAT(text, HasSubstr("\n  ok   zeros (2 sizes)  max abs err 0.5"));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("uniform at rows=1"))) << "passing cases do not get a line each";
+  EXPECT_THAT(text, HasSubstr("replay with KERNELGEN_SEED=99\n"));
+}
+
+TEST(Describe, AKindThatFailedAtEverySizeItRanGetsNoSummaryLine) {
+  Verdict verdict = sized_verdict();
+  verdict.cases.erase(verdict.cases.begin() + 1);  // zeros at rows=1
+  verdict.cases.pop_back();                        // zeros at rows=64
+  const std::string text = describe(verdict);
+  EXPECT_THAT(text, HasSubstr("FAIL zeros at rows=7"));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("zeros (")));
+  EXPECT_THAT(text, HasSubstr("ok   uniform (3 sizes)"));
+}
+
+TEST(Describe, TimingNamesTheDimsItRanAt) {
+  Verdict verdict;
+  verdict.timing = Timing{"llvmpipe", 5, "rows=32768", 1500, 1200, 2.5, 1.5};
+  EXPECT_THAT(describe(verdict),
+              HasSubstr("GPU time: median 1.5 us, 2.5 GB/s, 1.5 GFLOP/s on llvmpipe at rows=32768\n"));
+  verdict.timing->dims = "";
+  EXPECT_THAT(describe(verdict), HasSubstr("on llvmpipe\n"));
+}
+
+TEST(VerdictJson, CaseAndTimingDimsRoundTrip) {
+  Verdict verdict = sized_verdict();
+  verdict.timing = Timing{"llvmpipe", 5, "rows=32768 cols=4096", 1500, 1200, 2.5, 1.25};
+  const nlohmann::json json = verdict;
+  EXPECT_EQ(json.at("cases")[2].at("dims"), "rows=7");
+  EXPECT_EQ(json.at("timing").at("dims"), "rows=32768 cols=4096");
+  const Verdict back = nlohmann::json::parse(json.dump()).get<Verdict>();
+  ASSERT_EQ(back.cases.size(), verdict.cases.size());
+  for (size_t i = 0; i < back.cases.size(); ++i) EXPECT_EQ(back.cases[i].dims, verdict.cases[i].dims) << i;
+  ASSERT_TRUE(back.timing);
+  EXPECT_EQ(back.timing->dims, "rows=32768 cols=4096");
+  EXPECT_EQ(nlohmann::json(back), json);
+}
+
+TEST(VerdictJson, JsonWrittenBeforeDimsStillParses) {
+  nlohmann::json json = failing_verdict();
+  json["timing"] = Timing{"llvmpipe", 5, "rows=1", 1500.5, 1200, 1, 0.25};
+  for (auto& c : json.at("cases")) c.erase("dims");
+  json.at("timing").erase("dims");
+  const Verdict back = json.get<Verdict>();
+  ASSERT_EQ(back.cases.size(), 2u);
+  EXPECT_EQ(back.cases[0].dims, "");
+  EXPECT_EQ(back.cases[1].name, "zeros");
+  ASSERT_TRUE(back.timing);
+  EXPECT_EQ(back.timing->dims, "");
+  EXPECT_EQ(back.timing->median_ns, 1500.5);
+  EXPECT_THAT(describe(back), HasSubstr("\n  FAIL zeros  [OUT_OF_BOUNDS]"))
+      << "described as an op without dims";
 }
 
 }  // namespace

@@ -49,7 +49,8 @@ class CrashSafety : public ::testing::Test {
     int status = 0;
     ::waitpid(pid, &status, 0);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
-    EXPECT_EQ(check_generated(spec_.generated_dir, hash_, spec_.dim_names()).state, StoreCheck::State::current);
+    EXPECT_EQ(check_generated(spec_.generated_dir, hash_, spec_.dim_names()).state,
+              StoreCheck::State::current);
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
 

@@ -10,10 +10,13 @@
 
 #include <cerrno>
 #include <chrono>
+#include <nlohmann/json.hpp>
+#include <set>
 
 #include "kernelgen/cases.hpp"
 #include "kernelgen/device.hpp"
 #include "kernelgen/files.hpp"
+#include "kernelgen/kernel_source.hpp"
 #include "kernelgen/prompt.hpp"
 #include "kernelgen/search.hpp"
 #include "kernelgen/spirv_interface.hpp"
@@ -41,15 +44,90 @@ double seconds_since(Clock::time_point start) {
 // Every child this process started has been waited for: none is left running or as a zombie.
 bool no_child_left() { return ::waitpid(-1, nullptr, WNOHANG) == -1 && errno == ECHILD; }
 
+// The grid a kernel's source declares on its dispatch line.
+GridExpression declared_grid(const OpSpec& spec, const std::string& source) {
+  std::string error;
+  const auto grid = parse_dispatch_line(source, spec.dim_names(), &error);
+  if (!grid) throw std::logic_error("the test's kernel has no dispatch line: " + error);
+  return *grid;
+}
+
 TEST(IsolatedValidation, PassesACorrectKernelAndHandsBackItsBinary) {
+  const OpSpec spec = relu_spec();
   KernelBinary binary;
-  const Verdict verdict = evaluate_isolated(settings(), relu_spec(), relu(), {base_seed_from_environment(), 0}, &binary);
+  const Verdict verdict =
+      evaluate_isolated(settings(), spec, relu(), {base_seed_from_environment(), 0}, &binary);
   EXPECT_TRUE(verdict.passed()) << describe(verdict);
-  EXPECT_EQ(verdict.cases.size(), 10u);
   EXPECT_EQ(verdict.device, Device::describe_selected().name);
   ASSERT_FALSE(binary.spirv.empty());
-  EXPECT_EQ(binary.grid.evaluate({}).x, 8u);
-  EXPECT_EQ(reflect_spirv(binary.spirv)->local_size, (std::array<uint32_t, 3>{256, 1, 1}));
+  EXPECT_EQ(binary.grid.text(), declared_grid(spec, relu()).text());
+  const auto interface = reflect_spirv(binary.spirv);
+  ASSERT_TRUE(interface);
+  EXPECT_EQ(verdict.cases.size(), 10 * validation_sizes(spec, interface->local_size).size());
+  EXPECT_TRUE(no_child_left());
+}
+
+// Contract v2 through the worker: the spec's dims travel to the child, and the grid comes back as the
+// expression over them that the kernel's dispatch line declares, not as numbers at one size.
+TEST(IsolatedValidation, HandsBackAV2KernelsGridAsItsDispatchExpression) {
+  const OpSpec spec = parse_op_spec(nlohmann::json::parse(R"({"name": "relu", "contract": 2,
+    "inputs": [{"name": "x", "dtype": "f32", "shape": ["batch", 8, 16, 16]}],
+    "outputs": [{"name": "y", "dtype": "f32", "shape": ["batch", 8, 16, 16]}],
+    "dims": {"batch": [1, 3, 5]}})"));
+  const std::string source = R"(#version 450
+// kernelgen: dispatch (batch * 512 + 255) / 256 1 1
+layout(local_size_x = 256) in;
+layout(push_constant) uniform Dims { uint batch; } dims;
+layout(set = 0, binding = 0, std430) readonly buffer X { vec4 x[]; };
+layout(set = 0, binding = 1, std430) writeonly buffer Y { vec4 y[]; };
+void main() {
+  uint i = gl_GlobalInvocationID.x;
+  if (i < dims.batch * 512u) y[i] = max(x[i], vec4(0.0));
+}
+)";
+  KernelBinary binary;
+  const Verdict verdict =
+      evaluate_isolated(settings(), spec, source, {base_seed_from_environment(), 0}, &binary);
+  EXPECT_TRUE(verdict.passed()) << describe(verdict);
+  ASSERT_FALSE(binary.spirv.empty());
+  EXPECT_EQ(binary.grid.text(), "(batch * 512 + 255) / 256 1 1");
+  const GridExpression reparsed = GridExpression::parse(binary.grid.text(), spec.dim_names());
+  EXPECT_EQ(reparsed.text(), declared_grid(spec, source).text());
+  EXPECT_TRUE(reparsed.uses_dims());
+  for (int64_t batch : {1, 3, 5, 385}) {
+    const DimValues dims{batch};
+    EXPECT_EQ(binary.grid.evaluate(dims).x, static_cast<uint32_t>((batch * 512 + 255) / 256))
+        << "batch=" << batch;
+    EXPECT_EQ(reparsed.evaluate(dims).x, binary.grid.evaluate(dims).x) << "batch=" << batch;
+  }
+  // Validated at every size, as in process: 1, 3, 5 and a ragged batch.
+  std::set<std::string> sizes;
+  for (const CaseResult& c : verdict.cases) sizes.insert(c.dims);
+  EXPECT_EQ(sizes.size(), validation_sizes(spec, {256, 1, 1}).size());
+  EXPECT_TRUE(sizes.count("batch=1") && sizes.count("batch=3") && sizes.count("batch=5"))
+      << describe(verdict);
+  EXPECT_TRUE(no_child_left());
+}
+
+// A v2 kernel rejected in the child comes back with the size it failed at.
+TEST(IsolatedValidation, AV2RejectionNamesTheDimsItFailedAt) {
+  const OpSpec spec = relu_spec();
+  ASSERT_FALSE(spec.dims.empty()) << "the catalog's relu has a symbolic batch";
+  const Verdict verdict = evaluate_isolated(settings(), spec, R"(#version 450
+// kernelgen: dispatch batch / 2 1 1
+layout(local_size_x = 256) in;
+layout(push_constant) uniform Dims { uint batch; } dims;
+layout(set = 0, binding = 0, std430) readonly buffer X { vec4 x[]; };
+layout(set = 0, binding = 1, std430) writeonly buffer Y { vec4 y[]; };
+void main() {
+  uint i = gl_GlobalInvocationID.x;
+  if (i < dims.batch * 512u) y[i] = max(x[i], vec4(0.0));
+}
+)",
+                                            {1, 0});
+  EXPECT_EQ(verdict.status, Status::INTERFACE_MISMATCH) << describe(verdict);
+  EXPECT_THAT(verdict.reason, HasSubstr("at batch=1"));
+  EXPECT_THAT(verdict.reason, HasSubstr("round up: (batch + 1) / 2"));
   EXPECT_TRUE(no_child_left());
 }
 

@@ -2,15 +2,15 @@
 // Bad relu for kernelgen's own tests. Expected: NONDETERMINISTIC.
 // The bug: the kernel accumulates into y as if it started at zero. y holds whatever was there before the
 // dispatch, so two runs on the same input give different outputs.
-// kernelgen: dispatch 32 1 1
+// kernelgen: dispatch (batch * 2048 + 255) / 256 1 1
 layout(local_size_x = 256) in;
+layout(push_constant) uniform Dims { uint batch; } dims;
 
 layout(set = 0, binding = 0, std430) readonly buffer X { float x[]; };
 layout(set = 0, binding = 1, std430) buffer Y { float y[]; };
 
-const uint N = 4 * 8 * 16 * 16;
-
 void main() {
+  uint n = dims.batch * 2048u;
   uint i = gl_GlobalInvocationID.x;
-  if (i < N) y[i] += max(x[i], 0.0);
+  if (i < n) y[i] += max(x[i], 0.0);
 }

@@ -1,7 +1,7 @@
-// The whole loop through CMake: a small project declares relu without a kernel, the fake OpenAI server stands
-// in for the model, and `cmake --build` generates, validates and checks in the kernel. And offline, the same
-// build fails saying how to generate. The sub-project compiles kernelgen once; later runs reuse its build
-// tree.
+// The whole loop through CMake: a small project declares relu as the catalog does (its reference, a symbolic
+// batch) without a kernel, the fake OpenAI server stands in for the model, and `cmake --build` generates,
+// validates and checks in the kernel. And offline, the same build fails saying how to generate. The
+// sub-project compiles kernelgen once; later runs reuse its build tree.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -59,9 +59,10 @@ add_subdirectory(")" + std::string(KERNELGEN_E2E_SOURCE_DIR) +
                                                      R"(" kernelgen)
 kernelgen_add_op(relu
   REFERENCE   relu/reference.cpp
-  DESCRIPTION "y = max(x, 0), elementwise"
-  INPUTS      x:f32[4,8,16,16]
-  OUTPUTS     y:f32[4,8,16,16]
+  DESCRIPTION "y = max(x, 0), elementwise, over a batch of 8x16x16 feature maps"
+  INPUTS      x:f32[batch,8,16,16]
+  OUTPUTS     y:f32[batch,8,16,16]
+  DIMS        batch=1,3,4,16
   SAMPLES     2
   ROUNDS      3)
 )");

@@ -222,7 +222,8 @@ TEST_F(Search, UnknownPriceMakesTheCostUnknownNotZero) {
 
 TEST_F(Search, TruncatedCompletionIsARejectionNotACrash) {
   const std::string cut =
-      "```glsl\n#version 450\n// kernelgen: dispatch 32 1 1\nlayout(local_size_x = 256) in;\nvoid ma";
+      "```glsl\n#version 450\n// kernelgen: dispatch (batch * 2048 + 255) / 256 1 1\n"
+      "layout(local_size_x = 256) in;\nvoid ma";
   server_.set_responder(
       [&](const test::ReceivedRequest&, size_t) { return test::openai_reply(cut, kUsage, "length"); });
   config_.rounds = 1;

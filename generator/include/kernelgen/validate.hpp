@@ -48,6 +48,9 @@ std::optional<std::string> grid_problem(const OpSpec& spec, const GridExpression
 
 // Why this device cannot run the op at all (a dtype it cannot store), or nullopt.
 std::optional<std::string> unsupported_on(const OpSpec& spec, const DeviceInfo& device);
+// The same, and a SPIR-V capability the kernel declares that the device lacks (Float16 arithmetic, Int8...).
+std::optional<std::string> unsupported_on(const OpSpec& spec, const DeviceInfo& device,
+                                          std::span<const uint32_t> spirv);
 
 // Runs the validation suite of DESIGN.md on `device`: interface check, then every case at every size run twice
 // with poisoned outputs and guard bytes, compared to the reference. Expected failures come back as a Verdict;
