@@ -161,6 +161,7 @@ void Buffer::release() {
 
 void Buffer::upload(const void* data, std::size_t bytes, std::size_t offset) {
   check_range(offset, bytes, bytes_, "an upload");
+  if (bytes == 0) return;  // nothing to stage (a staging buffer of 0 bytes is invalid Vulkan)
   if (mapped_) {
     std::memcpy(static_cast<char*>(mapped_) + offset, data, bytes);
     return;
@@ -172,6 +173,7 @@ void Buffer::upload(const void* data, std::size_t bytes, std::size_t offset) {
 
 void Buffer::download(void* data, std::size_t bytes, std::size_t offset) const {
   check_range(offset, bytes, bytes_, "a download");
+  if (bytes == 0) return;
   if (mapped_) {
     std::memcpy(data, static_cast<const char*>(mapped_) + offset, bytes);
     return;

@@ -8,6 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <nlohmann/json.hpp>
@@ -28,14 +29,19 @@ namespace {
 using ::testing::HasSubstr;
 using Clock = std::chrono::steady_clock;
 
-constexpr double kLimit = 4;  // seconds; lavapipe validates the correct relu in well under one
+// Seconds. A hung kernel is given kLimit. A kernel that should pass is given kPassLimit: lavapipe validates the
+// correct relu in well under a second, but on an H100, with ctest -j8, the worker's device start and the per-
+// transfer staging of the runtime took over 4 s.
+constexpr double kLimit = 4;
+constexpr double kPassLimit = 120;
 
 std::string infinite_loop() { return read_file(std::string(KERNELGEN_TEST_ISOLATION_KERNELS_DIR) + "/infinite_loop.comp"); }
 std::string relu() { return read_file(std::string(KERNELGEN_TEST_GENERATED_DIR) + "/relu/kernel.comp"); }
 
 OpSpec relu_spec() { return load_op_spec(std::string(KERNELGEN_TEST_SPECS_DIR) + "/relu/spec.json"); }
 
-IsolationSettings settings() { return {KERNELGEN_TEST_TOOL, kLimit}; }
+IsolationSettings settings() { return {KERNELGEN_TEST_TOOL, kPassLimit}; }
+IsolationSettings hang_settings() { return {KERNELGEN_TEST_TOOL, kLimit}; }
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -140,7 +146,7 @@ TEST(IsolatedValidation, RejectsTheSameKernelsAsInProcessValidation) {
 TEST(IsolatedValidation, RejectsAnInfiniteLoopAsTimeoutWithinTheLimit) {
   const auto start = Clock::now();
   KernelBinary binary;
-  const Verdict verdict = evaluate_isolated(settings(), relu_spec(), infinite_loop(), {1, 0}, &binary);
+  const Verdict verdict = evaluate_isolated(hang_settings(), relu_spec(), infinite_loop(), {1, 0}, &binary);
   const double seconds = seconds_since(start);
   EXPECT_EQ(verdict.status, Status::TIMEOUT) << describe(verdict);
   EXPECT_THAT(verdict.reason, HasSubstr("did not finish within 4 s; an infinite loop or a far too slow kernel"));
@@ -197,8 +203,12 @@ TEST(IsolatedSearch, GoesOnAfterAKernelThatHangsAndAcceptsTheNext) {
   const OpSpec spec = relu_spec();
   const std::string reference_text = read_file(spec.reference_path);
   const std::string hash = spec_hash(spec, reference_text, prompt_template_version());
+  // One limit serves both candidates: three times what the correct one takes here, and at least kLimit.
+  const auto calibration = Clock::now();
+  ASSERT_TRUE(evaluate_isolated(settings(), spec, relu(), {1, 0}).passed());
+  const double limit = std::max(kLimit, 3 * seconds_since(calibration) + 2);
   SearchConfig config;
-  config.isolation = settings();
+  config.isolation = {KERNELGEN_TEST_TOOL, limit};
   config.base_seed = base_seed_from_environment();
   config.timing_runs = 3;
   const std::vector<Candidate> declared = {{infinite_loop(), "hand-written", "infinite_loop.comp"},
@@ -211,10 +221,17 @@ TEST(IsolatedSearch, GoesOnAfterAKernelThatHangsAndAcceptsTheNext) {
   ASSERT_TRUE(outcome.best) << outcome.stop_reason;
   EXPECT_EQ(outcome.best->origin, "relu.comp");
   EXPECT_EQ(outcome.candidates, 2);
-  EXPECT_EQ(outcome.totals.rejected.at("TIMEOUT"), 1);
+  // Killed at the limit (TIMEOUT), unless the driver ends the endless dispatch first, as NVIDIA's did on an
+  // H100 with a 20 s limit (the device is lost: RUNTIME_ERROR). Either way it is rejected and the search goes on.
+  int hung = 0;
+  for (const auto& [status, count] : outcome.totals.rejected) {
+    std::printf("rejected %s: %d\n", status.c_str(), count);
+    if (status == "TIMEOUT" || status == "RUNTIME_ERROR") hung += count;
+  }
+  EXPECT_EQ(hung, 1);
   EXPECT_EQ(outcome.totals.accepted, 1);
   EXPECT_FALSE(outcome.best_binary.spirv.empty());
-  EXPECT_LT(seconds, kLimit + 30);
+  EXPECT_LT(seconds, 2 * limit + 30);
   EXPECT_TRUE(no_child_left());
 }
 
