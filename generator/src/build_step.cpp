@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kernelgen/candidate.hpp"
-#include "kernelgen/cases.hpp"
+#include "kernelgen/validation/cases.hpp"
 #include "kernelgen/device.hpp"
 #include "kernelgen/emit.hpp"
 #include "kernelgen/files.hpp"

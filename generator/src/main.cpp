@@ -4,10 +4,10 @@
 #include <nlohmann/json.hpp>
 
 #include "kernelgen/build_step.hpp"
-#include "kernelgen/cases.hpp"
+#include "kernelgen/validation/cases.hpp"
 #include "kernelgen/device.hpp"
 #include "kernelgen/files.hpp"
-#include "kernelgen/isolated_validation.hpp"
+#include "kernelgen/validation/isolated_validation.hpp"
 #include "kernelgen/log_commands.hpp"
 #include "kernelgen/reference_types.hpp"
 

@@ -10,7 +10,7 @@
 
 #include "kernelgen/files.hpp"
 #include "kernelgen/hash.hpp"
-#include "kernelgen/kernel_source.hpp"
+#include "kernelgen/contract/kernel_source.hpp"
 #include "kernelgen/spirv_interface.hpp"
 
 namespace kernelgen {

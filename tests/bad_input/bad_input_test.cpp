@@ -12,9 +12,9 @@
 #include "generator/scratch_dir.hpp"
 #include "kernelgen/extract.hpp"
 #include "kernelgen/files.hpp"
-#include "kernelgen/kernel_source.hpp"
+#include "kernelgen/contract/kernel_source.hpp"
 #include "kernelgen/manifest.hpp"
-#include "kernelgen/op_spec.hpp"
+#include "kernelgen/contract/op_spec.hpp"
 #include "kernelgen/record.hpp"
 
 namespace kernelgen {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "fuzz_check.hpp"
-#include "kernelgen/kernel_source.hpp"
+#include "kernelgen/contract/kernel_source.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using kernelgen::fuzz::require;

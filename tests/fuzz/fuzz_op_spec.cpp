@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "fuzz_check.hpp"
-#include "kernelgen/op_spec.hpp"
+#include "kernelgen/contract/op_spec.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using kernelgen::fuzz::require;

@@ -1,5 +1,5 @@
 // make_cases: the validation suite of DESIGN.md, 5 random and 5 edge cases, reproducible from a base seed.
-#include "kernelgen/cases.hpp"
+#include "kernelgen/validation/cases.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

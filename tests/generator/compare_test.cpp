@@ -1,6 +1,6 @@
 // compare_outputs: |got - ref| <= atol * scale + rtol * |ref|, scale = the output's largest finite |ref| (or
 // 1), NaN only meets NaN, an infinity only the same infinity.
-#include "kernelgen/compare.hpp"
+#include "kernelgen/validation/compare.hpp"
 
 #include <gtest/gtest.h>
 

@@ -13,9 +13,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "kernelgen/cases.hpp"
+#include "kernelgen/validation/cases.hpp"
 #include "kernelgen/device.hpp"
-#include "kernelgen/evaluate.hpp"
+#include "kernelgen/validation/evaluate.hpp"
 #include "kernelgen/files.hpp"
 #include "kernelgen/spirv_interface.hpp"
 

@@ -2,7 +2,7 @@
 // status and the reason a model could act on; the catalog's own kernels pass. The catalog's relu has a
 // symbolic batch (x:f32[batch,8,16,16]); validation starts at batch=1, 2048 elements, where these kernels
 // first fail.
-#include "kernelgen/evaluate.hpp"
+#include "kernelgen/validation/evaluate.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -11,10 +11,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "kernelgen/cases.hpp"
+#include "kernelgen/validation/cases.hpp"
 #include "kernelgen/device.hpp"
 #include "kernelgen/files.hpp"
-#include "kernelgen/kernel_source.hpp"
+#include "kernelgen/contract/kernel_source.hpp"
 #include "kernelgen/spirv_interface.hpp"
 
 namespace kernelgen {
@@ -118,7 +118,7 @@ TEST_F(Evaluate, ACaseFailureNamesTheCaseAndTheTensor) {
 }
 
 // The kernel sees its inputs' guard bytes too: y[2048] = max(x[2048], 0) copies x's first guard word over
-// y's, which must still count as a change (each tensor's guards have a pattern of their own, validate.cpp).
+// y's, which must still count as a change (each tensor's guards have a pattern of their own, generator/src/validation/validate.cpp).
 TEST_F(Evaluate, AStoreOnePastTheEndIsCaughtAtThatElement) {
   const Verdict verdict = evaluate("relu", R"(#version 450
 // kernelgen: dispatch batch * 8 + 1 1 1

@@ -1,6 +1,6 @@
 // parse_dispatch_line: a kernel.comp declares its grid on exactly one `// kernelgen: dispatch X Y Z` line,
 // each extent an integer expression over the op's dims (a number for an op without dims).
-#include "kernelgen/kernel_source.hpp"
+#include "kernelgen/contract/kernel_source.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

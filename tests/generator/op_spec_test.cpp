@@ -1,6 +1,6 @@
 // op_spec: parsing and checking spec.json, the spec hash that decides staleness, and the slug in record
 // names.
-#include "kernelgen/op_spec.hpp"
+#include "kernelgen/contract/op_spec.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

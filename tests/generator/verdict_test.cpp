@@ -1,5 +1,5 @@
 // verdict: status names as records and the CLI print them, and the report a person or a model reads.
-#include "kernelgen/verdict.hpp"
+#include "kernelgen/validation/verdict.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

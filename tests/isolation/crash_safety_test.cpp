@@ -21,7 +21,7 @@
 #include "generator/scratch_dir.hpp"
 #include "kernelgen/files.hpp"
 #include "kernelgen/manifest.hpp"
-#include "kernelgen/op_spec.hpp"
+#include "kernelgen/contract/op_spec.hpp"
 #include "kernelgen/prompt.hpp"
 
 extern char** environ;

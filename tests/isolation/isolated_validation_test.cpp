@@ -1,7 +1,7 @@
 // evaluate_isolated and the search on it: a kernel that never finishes is rejected as TIMEOUT within the limit
 // and the next candidate is validated as usual; a validation process that crashes is a RUNTIME_ERROR naming
 // the signal; a worker that cannot be started is a clear error, not a rejected candidate.
-#include "kernelgen/isolated_validation.hpp"
+#include "kernelgen/validation/isolated_validation.hpp"
 
 #include <sys/wait.h>
 
@@ -14,10 +14,10 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "kernelgen/cases.hpp"
+#include "kernelgen/validation/cases.hpp"
 #include "kernelgen/device.hpp"
 #include "kernelgen/files.hpp"
-#include "kernelgen/kernel_source.hpp"
+#include "kernelgen/contract/kernel_source.hpp"
 #include "kernelgen/prompt.hpp"
 #include "kernelgen/search.hpp"
 #include "kernelgen/spirv_interface.hpp"

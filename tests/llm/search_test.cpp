@@ -11,7 +11,7 @@
 
 #include "fake_llm_server.hpp"
 #include "generator/scratch_dir.hpp"
-#include "kernelgen/cases.hpp"
+#include "kernelgen/validation/cases.hpp"
 #include "kernelgen/device.hpp"
 #include "kernelgen/files.hpp"
 #include "kernelgen/prompt.hpp"

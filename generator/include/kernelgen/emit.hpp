@@ -2,7 +2,7 @@
 #include <string>
 
 #include "kernelgen/manifest.hpp"
-#include "kernelgen/op_spec.hpp"
+#include "kernelgen/contract/op_spec.hpp"
 
 namespace kernelgen {
 

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kernelgen/kernel.hpp"
-#include "kernelgen/verdict.hpp"
+#include "kernelgen/validation/verdict.hpp"
 
 namespace kernelgen {
 

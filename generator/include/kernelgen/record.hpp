@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "kernelgen/llm/types.hpp"
-#include "kernelgen/op_spec.hpp"
-#include "kernelgen/verdict.hpp"
+#include "kernelgen/contract/op_spec.hpp"
+#include "kernelgen/validation/verdict.hpp"
 
 namespace kernelgen {
 

@@ -1,4 +1,4 @@
-#include "kernelgen/cases.hpp"
+#include "kernelgen/validation/cases.hpp"
 
 #include <algorithm>
 #include <cmath>

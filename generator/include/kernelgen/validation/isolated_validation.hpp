@@ -3,7 +3,7 @@
 #include <optional>
 #include <string>
 
-#include "kernelgen/validate.hpp"
+#include "kernelgen/validation/validate.hpp"
 
 namespace kernelgen {
 

@@ -1,4 +1,4 @@
-#include "kernelgen/validate.hpp"
+#include "kernelgen/validation/validate.hpp"
 
 #include <algorithm>
 #include <bit>

@@ -1,4 +1,4 @@
-#include "kernelgen/verdict.hpp"
+#include "kernelgen/validation/verdict.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "kernelgen/host_tensor.hpp"
+#include "kernelgen/contract/host_tensor.hpp"
 
 #include <Eigen/Core>
 #include <cstring>

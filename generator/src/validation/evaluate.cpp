@@ -1,10 +1,10 @@
-#include "kernelgen/evaluate.hpp"
+#include "kernelgen/validation/evaluate.hpp"
 
 #include <spirv-tools/libspirv.hpp>
 
 #include "kernelgen/compile.hpp"
 #include "kernelgen/device.hpp"
-#include "kernelgen/kernel_source.hpp"
+#include "kernelgen/contract/kernel_source.hpp"
 
 namespace kernelgen {
 

@@ -1,4 +1,4 @@
-#include "kernelgen/kernel_source.hpp"
+#include "kernelgen/contract/kernel_source.hpp"
 
 #include <cctype>
 #include <sstream>

@@ -1,4 +1,4 @@
-#include "kernelgen/isolated_validation.hpp"
+#include "kernelgen/validation/isolated_validation.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -22,7 +22,7 @@
 #include <stdexcept>
 
 #include "kernelgen/device.hpp"
-#include "kernelgen/evaluate.hpp"
+#include "kernelgen/validation/evaluate.hpp"
 #include "kernelgen/reference_types.hpp"
 
 extern char** environ;

@@ -6,13 +6,13 @@
 #include <string>
 #include <vector>
 
-#include "kernelgen/cases.hpp"
+#include "kernelgen/validation/cases.hpp"
 #include "kernelgen/dim_expression.hpp"
-#include "kernelgen/host_tensor.hpp"
+#include "kernelgen/contract/host_tensor.hpp"
 #include "kernelgen/kernel.hpp"
-#include "kernelgen/op_spec.hpp"
+#include "kernelgen/contract/op_spec.hpp"
 #include "kernelgen/reference_types.hpp"
-#include "kernelgen/verdict.hpp"
+#include "kernelgen/validation/verdict.hpp"
 
 namespace kernelgen {
 

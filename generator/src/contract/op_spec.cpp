@@ -1,4 +1,4 @@
-#include "kernelgen/op_spec.hpp"
+#include "kernelgen/contract/op_spec.hpp"
 
 #include <algorithm>
 #include <cctype>

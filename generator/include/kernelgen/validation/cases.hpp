@@ -3,8 +3,8 @@
 #include <string>
 #include <vector>
 
-#include "kernelgen/host_tensor.hpp"
-#include "kernelgen/op_spec.hpp"
+#include "kernelgen/contract/host_tensor.hpp"
+#include "kernelgen/contract/op_spec.hpp"
 
 namespace kernelgen {
 

@@ -1,4 +1,4 @@
-#include "kernelgen/compare.hpp"
+#include "kernelgen/validation/compare.hpp"
 
 #include <algorithm>
 #include <cmath>

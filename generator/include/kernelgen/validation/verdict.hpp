@@ -6,7 +6,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "kernelgen/compare.hpp"
+#include "kernelgen/validation/compare.hpp"
 
 namespace kernelgen {
 

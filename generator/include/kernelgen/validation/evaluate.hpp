@@ -3,7 +3,7 @@
 #include <string>
 #include <variant>
 
-#include "kernelgen/validate.hpp"
+#include "kernelgen/validation/validate.hpp"
 
 namespace kernelgen {
 

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "kernelgen/host_tensor.hpp"
+#include "kernelgen/contract/host_tensor.hpp"
 
 namespace kernelgen {
 
