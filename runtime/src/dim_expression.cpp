@@ -46,13 +46,15 @@ std::string shown(char c) {
   return hex;
 }
 
-// A piece of the input as quoted in an error: cut when it runs away and with control characters escaped, so
+// A piece of the input as quoted in an error: cut at about `longest` characters when it runs away and with control characters escaped, so
 // the message stays one readable line. Built by appending, since GCC 12 misreports `"literal" +
 // std::string&&` under -O3 (-Wrestrict).
 std::string escaped(std::string_view text, size_t longest = 200) {
   std::string out;
-  for (const char c : text.substr(0, longest)) out.append(shown(c));
-  if (text.size() > longest) out.append("...");
+  size_t used = 0;
+  // Cut by what is shown, not by what was read: an escaped byte takes four characters.
+  for (; used < text.size() && out.size() < longest; ++used) out.append(shown(text[used]));
+  if (used < text.size()) out.append("...");
   return out;
 }
 

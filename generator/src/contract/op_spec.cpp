@@ -210,15 +210,15 @@ void resolve_dims(OpSpec& spec, const json& in) {
   const json bench = in.value("bench_dims", json::object());
   for (const auto* object : {&sizes, &bench})
     if (!object->is_object()) reject(op, object == &sizes ? "dims" : "bench_dims", "must be an object of dim: sizes");
-  for (const auto& [name, list] : sizes.items()) {
+  for (const auto& item : sizes.items()) {
+    const std::string& name = item.key();
+    const json& list = item.value();
     if (std::none_of(spec.dims.begin(), spec.dims.end(), [&](const DimSpec& d) { return d.name == name; }))
       reject(op, "DIMS", "'" + name + "' is not used by any tensor; remove it or use it in a shape");
     if (!list.is_array() || list.empty()) reject(op, "DIMS " + name, "must list at least one size");
   }
-  for (const auto& [name, value] : bench.items()) {
-    if (!sizes.contains(name)) reject(op, "BENCH_DIMS", "'" + name + "' is not a dim listed in DIMS");
-    (void)value;
-  }
+  for (const auto& item : bench.items())
+    if (!sizes.contains(item.key())) reject(op, "BENCH_DIMS", "'" + item.key() + "' is not a dim listed in DIMS");
   for (DimSpec& dim : spec.dims) {
     if (!sizes.contains(dim.name))
       reject(op, "DIMS", "dim '" + dim.name + "' is used in a shape but has no sizes; add e.g. DIMS " + dim.name +
