@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <stdexcept>
+#include <utility>
 
 #include "kernelgen/error.hpp"
 #include "vk_check.hpp"
@@ -56,12 +58,32 @@ int type_preference(VkPhysicalDeviceType type) {
   }
 }
 
+// The validation layer's messages. A fault GPU-assisted validation found in a shader's own accesses is the
+// kernel's, kept for the validator; any other message is about kernelgen's use of the API and goes to stderr,
+// where CI counts the errors.
+struct MessageLog {
+  std::mutex mutex;
+  std::vector<std::string> kernel_faults;
+};
+
+bool is_kernel_fault(const char* message) {
+  // GPU-assisted validation's reports of an instrumented shader's accesses (VUID-vkCmdDispatch-None-02705/02706
+  // and their kin), as opposed to checks of API calls.
+  return std::strstr(message, "access out of bounds") != nullptr && std::strstr(message, "Shader Instruction Index");
+}
+
 VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
                                                      VkDebugUtilsMessageTypeFlagsEXT,
                                                      const VkDebugUtilsMessengerCallbackDataEXT* data,
-                                                     void* error_count) {
+                                                     void* user_data) {
+  auto* log = static_cast<MessageLog*>(user_data);
+  if (is_kernel_fault(data->pMessage)) {
+    std::fprintf(stderr, "kernelgen: GPU-assisted validation found a kernel fault: %s\n", data->pMessage);
+    const std::lock_guard<std::mutex> lock(log->mutex);
+    log->kernel_faults.emplace_back(data->pMessage);
+    return VK_FALSE;
+  }
   const bool error = severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
-  if (error) ++*static_cast<int*>(error_count);
   std::fprintf(stderr, "kernelgen: Vulkan validation %s: %s\n", error ? "error" : "warning", data->pMessage);
   return VK_FALSE;
 }
@@ -228,7 +250,7 @@ bool layer_available(const char* name) {
                      [&](const VkLayerProperties& layer) { return std::strcmp(layer.layerName, name) == 0; });
 }
 
-VkInstance create_instance(bool validation) {
+VkInstance create_instance(bool validation, bool gpu_assisted = false) {
   VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
   app.pApplicationName = "kernelgen";
   app.apiVersion = VK_API_VERSION_1_2;
@@ -236,13 +258,20 @@ VkInstance create_instance(bool validation) {
   create.pApplicationInfo = &app;
   const char* layers[] = {kValidationLayer};
   const char* extensions[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
+  const VkValidationFeatureEnableEXT gpu_assisted_feature = VK_VALIDATION_FEATURE_ENABLE_GPU_ASSISTED_EXT;
+  VkValidationFeaturesEXT features{VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT};
+  features.enabledValidationFeatureCount = 1;
+  features.pEnabledValidationFeatures = &gpu_assisted_feature;
   if (validation) {
     if (!layer_available(kValidationLayer))
-      throw VulkanError(VK_ERROR_LAYER_NOT_PRESENT, "enabling Vulkan validation (KERNELGEN_VK_VALIDATION=1)");
+      throw VulkanError(VK_ERROR_LAYER_NOT_PRESENT,
+                        gpu_assisted ? "enabling GPU-assisted validation (apt-get install vulkan-validationlayers)"
+                                     : "enabling Vulkan validation (KERNELGEN_VK_VALIDATION=1)");
     create.enabledLayerCount = 1;
     create.ppEnabledLayerNames = layers;
     create.enabledExtensionCount = 1;
     create.ppEnabledExtensionNames = extensions;
+    if (gpu_assisted) create.pNext = &features;
   }
   VkInstance instance = VK_NULL_HANDLE;
   vk_check(vkCreateInstance(&create, nullptr, &instance),
@@ -304,7 +333,8 @@ std::string selector_of(const DeviceOptions& options) {
 struct Device::Impl {
   VkInstance instance = VK_NULL_HANDLE;
   VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
-  int validation_errors = 0;
+  MessageLog messages;
+  bool gpu_assisted = false;
   VkPhysicalDevice physical = VK_NULL_HANDLE;
   VkDevice device = VK_NULL_HANDLE;
   VkQueue queue = VK_NULL_HANDLE;
@@ -332,8 +362,9 @@ struct Device::Impl {
 };
 
 Device::Device(const DeviceOptions& options) : impl_(std::make_unique<Impl>()) {
-  const bool validation = options.validation || env_flag("KERNELGEN_VK_VALIDATION");
-  impl_->instance = create_instance(validation);
+  impl_->gpu_assisted = options.gpu_assisted_validation;
+  const bool validation = options.validation || impl_->gpu_assisted || env_flag("KERNELGEN_VK_VALIDATION");
+  impl_->instance = create_instance(validation, impl_->gpu_assisted);
   if (validation) {
     VkDebugUtilsMessengerCreateInfoEXT create{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
     create.messageSeverity =
@@ -341,12 +372,13 @@ Device::Device(const DeviceOptions& options) : impl_(std::make_unique<Impl>()) {
     create.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
                          VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
     create.pfnUserCallback = on_validation_message;
-    create.pUserData = &impl_->validation_errors;
+    create.pUserData = &impl_->messages;
     auto make = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
         vkGetInstanceProcAddr(impl_->instance, "vkCreateDebugUtilsMessengerEXT"));
     vk_check(make ? make(impl_->instance, &create, nullptr, &impl_->messenger) : VK_ERROR_EXTENSION_NOT_PRESENT,
              "installing the validation message callback");
-    std::fprintf(stderr, "kernelgen: Vulkan validation layer enabled\n");
+    std::fprintf(stderr, "kernelgen: Vulkan validation layer enabled%s\n",
+                 impl_->gpu_assisted ? " (GPU-assisted: every access of a kernel is checked)" : "");
   }
 
   const auto devices = physical_devices(impl_->instance);
@@ -448,6 +480,13 @@ DeviceInfo Device::describe_selected(const DeviceOptions& options) {
 
 const DeviceInfo& Device::info() const { return impl_->info; }
 bool Device::robust_buffer_access() const { return impl_->robust; }
+bool Device::gpu_assisted_validation() const { return impl_->gpu_assisted; }
+bool Device::validation_layer_available() { return layer_available(kValidationLayer); }
+
+std::vector<std::string> Device::take_kernel_faults() {
+  const std::lock_guard<std::mutex> lock(impl_->messages.mutex);
+  return std::exchange(impl_->messages.kernel_faults, {});
+}
 VkInstance Device::vk_instance() const { return impl_->instance; }
 VkPhysicalDevice Device::vk_physical_device() const { return impl_->physical; }
 VkDevice Device::vk_device() const { return impl_->device; }

@@ -303,7 +303,7 @@ int run_validation_worker() {
                                   std::filesystem::read_symlink("/proc/self/exe").string()}});
       return 3;
     }
-    Device device(DeviceOptions{.robust_buffer_access = true});
+    Device device(validation_device_options());
     channel.send({{"device", device.info().name}});
     if (auto unsupported = unsupported_on(spec, device.info())) {
       channel.send({{"error", *unsupported}});

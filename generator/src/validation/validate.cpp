@@ -63,22 +63,36 @@ std::string at_dims(const OpSpec& spec, const DimValues& dims) {
 
 size_t padded(size_t bytes) { return (bytes + 3) / 4 * 4; }
 
-// The buffers of one size: each tensor's bytes followed by guard bytes.
+// A run's contents: each tensor's bytes, how far past its end the first changed guard byte lies, and what
+// GPU-assisted validation reported of the kernel's accesses.
+struct RunContents {
+  std::vector<Bytes> tensors;
+  std::vector<std::optional<size_t>> damage;  // per tensor
+  std::vector<std::string> faults;
+};
+
+// The buffers of one size. Under GPU-assisted validation each tensor has a buffer of exactly its size, so that
+// every access outside it, before, just past or far past, read or write, is skipped and reported, and the
+// kernel cannot tell it is being validated (`y.length()` is the tensor's length). Without the layer each
+// tensor is followed by guard bytes, bound with it under robust access: a store just past the end changes a
+// guard; one before the start or beyond the guards is discarded unseen.
 class Harness {
  public:
   Harness(Device& device, Kernel& kernel, const OpSpec& spec, const DimValues& dims, Grid grid)
-      : tensors_(spec.tensors()), sequence_(device, 0) {
+      : device_(&device), tensors_(spec.tensors()), sequence_(device, 0) {
+    const size_t guards = device.gpu_assisted_validation() ? 0 : kGuardBytes;
     std::vector<const Buffer*> bound;
     for (const auto& tensor : tensors_) {
       sizes_.push_back(static_cast<size_t>(tensor.bytes(dims)));
-      buffers_.emplace_back(device, padded(sizes_.back()) + kGuardBytes);
+      buffers_.emplace_back(device, guards == 0 ? sizes_.back() : padded(sizes_.back()) + guards);
     }
     for (const auto& buffer : buffers_) bound.push_back(&buffer);
     sequence_.dispatch(kernel, bound, grid, push_constants(dims));
   }
 
-  // Uploads inputs and poisoned outputs, runs the kernel once and returns every buffer's bytes.
-  std::vector<Bytes> run(const std::vector<HostTensor>& inputs, int poison_run) {
+  // Uploads inputs and poisoned outputs (and fresh guards), runs the kernel once and reads everything back.
+  RunContents run(const std::vector<HostTensor>& inputs, int poison_run) {
+    device_->take_kernel_faults();  // whatever came before is not this run's
     for (size_t t = 0; t < tensors_.size(); ++t) {
       Bytes bytes;
       if (t < inputs.size()) {
@@ -91,14 +105,24 @@ class Harness {
       buffers_[t].upload(bytes.data(), bytes.size());
     }
     sequence_.submit();
-    std::vector<Bytes> contents;
-    for (size_t t = 0; t < tensors_.size(); ++t) contents.push_back(buffers_[t].download<uint8_t>());
+    RunContents contents;
+    contents.faults = device_->take_kernel_faults();
+    for (size_t t = 0; t < tensors_.size(); ++t) {
+      Bytes all = buffers_[t].download<uint8_t>();
+      std::optional<size_t> damage;
+      for (size_t g = 0; sizes_[t] + g < all.size() && !damage; ++g)
+        if (all[sizes_[t] + g] != guard_byte(t, poison_run, g)) damage = g;
+      all.resize(sizes_[t]);
+      contents.tensors.push_back(std::move(all));
+      contents.damage.push_back(damage);
+    }
     return contents;
   }
 
   size_t tensor_bytes(size_t t) const { return sizes_[t]; }
 
  private:
+  Device* device_;
   std::vector<TensorSpec> tensors_;
   std::vector<size_t> sizes_;
   std::vector<Buffer> buffers_;
@@ -111,27 +135,71 @@ CaseResult failure(const TestCase& test_case, const OpSpec& spec, Status status,
   return result;
 }
 
-// Checks that need only one run: the guards and the inputs. Returns a failure or nothing.
-std::optional<CaseResult> check_run(const OpSpec& spec, const Harness& harness, const TestCase& test_case,
-                                    const std::vector<Bytes>& contents, int run) {
+// A number that follows `label` in a layer message, or nothing.
+std::optional<uint64_t> number_after(const std::string& message, const std::string& label) {
+  const size_t at = message.find(label);
+  if (at == std::string::npos) return std::nullopt;
+  const char* begin = message.c_str() + at + label.size();
+  char* end = nullptr;
+  const unsigned long long value = std::strtoull(begin, &end, 10);
+  return end == begin ? std::nullopt : std::optional<uint64_t>(value);
+}
+
+// An out-of-bounds access GPU-assisted validation reported, its tensor found from the instruction it names.
+CaseResult fault_failure(const OpSpec& spec, std::span<const uint32_t> spirv, const TestCase& test_case,
+                         const std::string& fault) {
   const auto tensors = spec.tensors();
-  for (size_t t = 0; t < contents.size(); ++t) {
-    const size_t size = harness.tensor_bytes(t);
-    for (size_t g = 0; size + g < contents[t].size(); ++g) {
-      if (contents[t][size + g] != guard_byte(t, run, g)) {
-        CaseResult result = failure(test_case, spec, Status::OUT_OF_BOUNDS, tensors[t].name);
-        const size_t element_bytes = dtype_bytes(tensors[t].dtype);
-        result.detail = "wrote past the end of " + describe_tensor(spec, t) + at_dims(spec, test_case.dims) +
-                        ": element " + std::to_string((size + g) / element_bytes) + " of a tensor of " +
-                        std::to_string(size / element_bytes) + " elements was changed; guard every store with an "
-                        "index < " + std::to_string(size / element_bytes);
-        return result;
-      }
-    }
+  std::optional<SpirvAccess> access;
+  if (auto instruction = number_after(fault, "Shader Instruction Index = ")) access = access_at(spirv, *instruction);
+  if (!access || access->set != 0 || access->binding >= tensors.size()) {
+    CaseResult result = failure(test_case, spec, Status::OUT_OF_BOUNDS, "");
+    result.detail = "accessed memory outside its tensors" + at_dims(spec, test_case.dims) + "; guard every index (" +
+                    fault.substr(0, 300) + ")";
+    return result;
+  }
+  const TensorSpec& tensor = tensors[access->binding];
+  CaseResult result = failure(test_case, spec, Status::OUT_OF_BOUNDS, tensor.name);
+  const size_t element_bytes = dtype_bytes(tensor.dtype);
+  const std::string elements = std::to_string(tensor.bytes(test_case.dims) / element_bytes);
+  result.detail = std::string(access->writes ? "wrote" : "read") + " past the end of " +
+                  describe_tensor(spec, access->binding) + at_dims(spec, test_case.dims);
+  if (auto highest = number_after(fault, "highest byte accessed was ")) {
+    result.detail += ": element " + std::to_string(*highest / element_bytes) + " of a tensor of " +
+                     elements + " elements";
+    if (*highest >= (uint64_t{1} << 31)) result.detail += " (an index below 0 wraps around to one this large)";
+  }
+  result.detail += "; guard every " + std::string(access->writes ? "store" : "load") + " with an index < " + elements;
+  return result;
+}
+
+// Checks that need only one run: the kernel's reported accesses, the guards and the inputs. Returns a failure
+// or nothing.
+std::optional<CaseResult> check_run(const OpSpec& spec, std::span<const uint32_t> spirv, const Harness& harness,
+                                    const TestCase& test_case, const RunContents& contents) {
+  // A store outside a tensor is the worse fault: a kernel that reads and writes at the same wrong index is
+  // reported for its store.
+  std::optional<CaseResult> fault;
+  for (const std::string& message : contents.faults) {
+    CaseResult candidate = fault_failure(spec, spirv, test_case, message);
+    const bool writes = candidate.detail.rfind("wrote", 0) == 0;
+    if (!fault || (writes && fault->detail.rfind("wrote", 0) != 0)) fault = std::move(candidate);
+  }
+  if (fault) return fault;
+  const auto tensors = spec.tensors();
+  for (size_t t = 0; t < contents.tensors.size(); ++t) {
+    if (!contents.damage[t]) continue;
+    const size_t size = harness.tensor_bytes(t), element_bytes = dtype_bytes(tensors[t].dtype);
+    CaseResult result = failure(test_case, spec, Status::OUT_OF_BOUNDS, tensors[t].name);
+    const size_t elements = size / element_bytes;
+    result.detail = "wrote past the end of " + describe_tensor(spec, t) + at_dims(spec, test_case.dims) +
+                    ": element " + std::to_string((size + *contents.damage[t]) / element_bytes) + " of a tensor of " +
+                    std::to_string(elements) + " elements was changed; guard every store with an index < " +
+                    std::to_string(elements);
+    return result;
   }
   for (size_t t = 0; t < test_case.inputs.size(); ++t) {
     const Bytes& input = test_case.inputs[t].bytes;
-    const auto differs = std::mismatch(input.begin(), input.end(), contents[t].begin());
+    const auto differs = std::mismatch(input.begin(), input.end(), contents.tensors[t].begin());
     if (differs.first != input.end()) {
       CaseResult result = failure(test_case, spec, Status::WROTE_INPUT, spec.inputs[t].name);
       result.detail = "changed " + describe_tensor(spec, t) + " at element " +
@@ -149,10 +217,13 @@ HostTensor output_tensor(const TensorSpec& tensor, const DimValues& dims, const 
   return values;
 }
 
-CaseResult check_case(const OpSpec& spec, ReferenceFunction reference, const Harness& harness,
-                      const TestCase& test_case, const std::vector<Bytes>& first, const std::vector<Bytes>& second) {
-  for (int run = 0; run < 2; ++run)
-    if (auto failed = check_run(spec, harness, test_case, run == 0 ? first : second, run)) return *failed;
+CaseResult check_case(const OpSpec& spec, ReferenceFunction reference, std::span<const uint32_t> spirv,
+                      const Harness& harness, const TestCase& test_case, const RunContents& first_run,
+                      const RunContents& second_run) {
+  for (const RunContents* run : {&first_run, &second_run})
+    if (auto failed = check_run(spec, spirv, harness, test_case, *run)) return *failed;
+  const std::vector<Bytes>& first = first_run.tensors;
+  const std::vector<Bytes>& second = second_run.tensors;
 
   const auto expected = run_reference(spec, reference, test_case);
   CaseResult result = failure(test_case, spec, Status::PASSED, "");
@@ -263,6 +334,11 @@ std::optional<std::string> dims_block_mismatch(const OpSpec& spec, const SpirvIn
 }
 
 }  // namespace
+
+DeviceOptions validation_device_options() {
+  const bool layer = Device::validation_layer_available();
+  return DeviceOptions{.robust_buffer_access = !layer, .gpu_assisted_validation = layer};
+}
 
 std::vector<uint32_t> push_constants(const DimValues& dims) {
   return std::vector<uint32_t>(dims.begin(), dims.end());
@@ -429,7 +505,7 @@ Verdict validate_kernel(Device& device, const OpSpec& spec, ReferenceFunction re
       for (const TestCase& test_case : make_cases(spec, options.base_seed, dims)) {
         const auto first = harness.run(test_case.inputs, 0);
         const auto second = harness.run(test_case.inputs, 1);
-        verdict.cases.push_back(check_case(spec, reference, harness, test_case, first, second));
+        verdict.cases.push_back(check_case(spec, reference, kernel.spirv, harness, test_case, first, second));
       }
       // The first size that fails is the verdict; the sizes after it would only repeat it.
       if (std::any_of(verdict.cases.begin(), verdict.cases.end(), [](const CaseResult& c) { return !c.passed(); }))
@@ -457,6 +533,10 @@ Verdict validate_kernel(Device& device, const OpSpec& spec, ReferenceFunction re
 }
 
 Timing time_kernel(Device& device, const OpSpec& spec, const KernelBinary& binary, int runs) {
+  if (device.gpu_assisted_validation()) {
+    Device plain(DeviceOptions{.selector = std::to_string(device.info().index)});
+    return time_kernel(plain, spec, binary, runs);
+  }
   const auto tensors = spec.tensors();
   const DimValues dims = spec.bench_dims();
   Kernel kernel(device, binary.spirv, static_cast<uint32_t>(tensors.size()), static_cast<uint32_t>(dims.size()));

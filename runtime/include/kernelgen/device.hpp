@@ -19,6 +19,10 @@ struct DeviceOptions {
   // Enable VK_LAYER_KHRONOS_validation and report its messages on stderr. Also on when
   // $KERNELGEN_VK_VALIDATION=1.
   bool validation = false;
+  // GPU-assisted validation: the validation layer instruments every shader so that an access outside the range
+  // bound to a binding is skipped and reported (take_kernel_faults()) instead of performed. Needs the layer
+  // (validation_layer_available()); implies `validation`. What the validator runs untrusted kernels under.
+  bool gpu_assisted_validation = false;
 };
 
 // Optional device features kernels may use; each is enabled on the logical device when the physical device
@@ -71,8 +75,18 @@ class Device {
   // know the device (the generator's prompts) while candidates run in child processes.
   static DeviceInfo describe_selected(const DeviceOptions& options = {});
 
+  // Whether VK_LAYER_KHRONOS_validation is installed, so validation can be enabled.
+  static bool validation_layer_available();
+
   const DeviceInfo& info() const;
   bool robust_buffer_access() const;
+  bool gpu_assisted_validation() const;
+
+  // What GPU-assisted validation reported of the kernels' own accesses since the last call, one layer message
+  // each (a shader's out-of-bounds access: "Descriptor index 0 access out of bounds. ... Shader Instruction
+  // Index = 90 ..."). Empty without gpu_assisted_validation. Messages about the API's use are not faults of a
+  // kernel: they go to stderr as "kernelgen: Vulkan validation error: ...".
+  std::vector<std::string> take_kernel_faults();
 
   VkInstance vk_instance() const;
   VkPhysicalDevice vk_physical_device() const;

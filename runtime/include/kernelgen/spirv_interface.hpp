@@ -54,4 +54,15 @@ struct SpirvInterface {
 // are not a SPIR-V module.
 std::optional<SpirvInterface> reflect_spirv(std::span<const uint32_t> words, std::string* error = nullptr);
 
+// The memory access made by one instruction of a module: which descriptor binding its pointer comes from
+// (through any access chains), and whether it writes. What names the tensor when GPU-assisted validation
+// reports an access by its "Shader Instruction Index", counted from 0 at the first instruction after the
+// module's header.
+struct SpirvAccess {
+  uint32_t set = 0;
+  uint32_t binding = 0;
+  bool writes = false;
+};
+std::optional<SpirvAccess> access_at(std::span<const uint32_t> words, uint64_t instruction_index);
+
 }  // namespace kernelgen

@@ -9,6 +9,7 @@
 #include "kernelgen/validation/cases.hpp"
 #include "kernelgen/dim_expression.hpp"
 #include "kernelgen/contract/host_tensor.hpp"
+#include "kernelgen/device.hpp"
 #include "kernelgen/kernel.hpp"
 #include "kernelgen/contract/op_spec.hpp"
 #include "kernelgen/reference_types.hpp"
@@ -16,8 +17,6 @@
 
 namespace kernelgen {
 
-class Device;
-struct DeviceInfo;
 struct SpirvInterface;
 
 // A compiled candidate: what runs on the GPU, and the grid its dispatch line declares over the op's dims.
@@ -52,6 +51,11 @@ std::optional<std::string> unsupported_on(const OpSpec& spec, const DeviceInfo& 
 std::optional<std::string> unsupported_on(const OpSpec& spec, const DeviceInfo& device,
                                           std::span<const uint32_t> spirv);
 
+// The device validation wants: GPU-assisted validation where the Khronos layer is installed, so that every
+// out-of-bounds access of a kernel is caught and none happens (robust access then off, as in a wrapper);
+// without the layer, robust access, so that a far access cannot corrupt memory, and the guards alone.
+DeviceOptions validation_device_options();
+
 // Runs the validation suite of DESIGN.md on `device`: interface check, then every case at every size run twice
 // with poisoned outputs and guard bytes, compared to the reference. Expected failures come back as a Verdict;
 // only a broken spec (a reference that ignores its inputs) throws.
@@ -64,7 +68,9 @@ std::vector<HostTensor> run_reference(const OpSpec& spec, ReferenceFunction refe
 // The dims as the kernel's push constants receive them.
 std::vector<uint32_t> push_constants(const DimValues& dims);
 
-// Median GPU time of the kernel at the op's bench dims over `runs` timestamped dispatches, after warm-up.
+// Median GPU time of the kernel at the op's bench dims over `runs` timestamped dispatches, after warm-up. On a
+// device with GPU-assisted validation the kernel is timed on the same physical device opened without it, as the
+// instrumented shader is slower.
 Timing time_kernel(Device& device, const OpSpec& spec, const KernelBinary& kernel, int runs);
 
 }  // namespace kernelgen

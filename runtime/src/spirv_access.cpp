@@ -1,0 +1,88 @@
+#include <map>
+
+#include "kernelgen/spirv_interface.hpp"
+
+namespace kernelgen {
+
+namespace {
+
+// The opcodes that move or derive a pointer, and those that access memory through one (SPIR-V 1.6
+// specification, section 3.49).
+enum Op : uint32_t {
+  kOpVariable = 59,
+  kOpLoad = 61,
+  kOpStore = 62,
+  kOpAccessChain = 65,
+  kOpInBoundsAccessChain = 66,
+  kOpPtrAccessChain = 67,
+  kOpInBoundsPtrAccessChain = 70,
+  kOpDecorate = 71,
+  kOpCopyObject = 83,
+  kOpAtomicLoad = 227,
+  kOpAtomicStore = 228,
+  kOpAtomicExchange = 229,
+  kOpAtomicXor = 242,
+};
+constexpr uint32_t kBinding = 33;
+constexpr uint32_t kDescriptorSet = 34;
+
+struct PointerUse {
+  uint32_t pointer = 0;  // 0: the instruction accesses no memory
+  bool writes = false;
+};
+
+// The pointer an instruction accesses memory through and whether it writes.
+PointerUse accessed_pointer(uint32_t opcode, std::span<const uint32_t> operands) {
+  const auto at = [&](size_t i) -> std::optional<uint32_t> {
+    return i < operands.size() ? std::optional<uint32_t>(operands[i]) : std::nullopt;
+  };
+  std::optional<uint32_t> pointer;
+  bool writes = false;
+  if (opcode == kOpLoad || opcode == kOpAtomicLoad) {
+    pointer = at(2);
+  } else if (opcode == kOpStore || opcode == kOpAtomicStore) {
+    pointer = at(0);
+    writes = true;
+  } else if (opcode >= kOpAtomicExchange && opcode <= kOpAtomicXor) {
+    pointer = at(2);
+    writes = true;
+  }
+  return {pointer.value_or(0), writes};
+}
+
+}  // namespace
+
+std::optional<SpirvAccess> access_at(std::span<const uint32_t> words, uint64_t instruction_index) {
+  if (words.size() < 5) return std::nullopt;
+  std::map<uint32_t, uint32_t> derived_from;  // pointer id -> the pointer it was derived from
+  std::map<uint32_t, uint32_t> bindings, sets;
+  std::map<uint32_t, bool> variables;
+  PointerUse access;
+  uint64_t index = 0;
+  for (size_t at = 5; at < words.size(); ++index) {
+    const uint32_t count = words[at] >> 16, opcode = words[at] & 0xffff;
+    if (count == 0 || at + count > words.size()) return std::nullopt;
+    const std::span<const uint32_t> operands = words.subspan(at + 1, count - 1);
+    at += count;
+    if (index == instruction_index) access = accessed_pointer(opcode, operands);
+    if (opcode == kOpDecorate && operands.size() >= 3 && operands[1] == kBinding) bindings[operands[0]] = operands[2];
+    if (opcode == kOpDecorate && operands.size() >= 3 && operands[1] == kDescriptorSet) sets[operands[0]] = operands[2];
+    if (opcode == kOpVariable && operands.size() >= 2) variables[operands[1]] = true;
+    const bool derives = opcode == kOpAccessChain || opcode == kOpInBoundsAccessChain ||
+                         opcode == kOpPtrAccessChain || opcode == kOpInBoundsPtrAccessChain || opcode == kOpCopyObject;
+    if (derives && operands.size() >= 3) derived_from[operands[1]] = operands[2];
+  }
+  if (access.pointer == 0) return std::nullopt;
+  uint32_t pointer = access.pointer;
+  // Each step goes to a pointer defined earlier in a valid module; the bound stops a hostile cycle.
+  for (size_t steps = 0; !variables.count(pointer) && steps <= derived_from.size(); ++steps) {
+    const auto found = derived_from.find(pointer);
+    if (found == derived_from.end()) return std::nullopt;
+    pointer = found->second;
+  }
+  const auto binding = bindings.find(pointer);
+  if (!variables.count(pointer) || binding == bindings.end()) return std::nullopt;
+  return SpirvAccess{sets.count(pointer) ? sets[pointer] : 0, binding->second, access.writes};
+}
+
+}  // namespace kernelgen
