@@ -1,30 +1,13 @@
 #include <map>
 
 #include "kernelgen/spirv_interface.hpp"
+#include "spirv_enumerants.hpp"
 
 namespace kernelgen {
 
 namespace {
 
-// The opcodes that move or derive a pointer, and those that access memory through one (SPIR-V 1.6
-// specification, section 3.49).
-enum Op : uint32_t {
-  kOpVariable = 59,
-  kOpLoad = 61,
-  kOpStore = 62,
-  kOpAccessChain = 65,
-  kOpInBoundsAccessChain = 66,
-  kOpPtrAccessChain = 67,
-  kOpInBoundsPtrAccessChain = 70,
-  kOpDecorate = 71,
-  kOpCopyObject = 83,
-  kOpAtomicLoad = 227,
-  kOpAtomicStore = 228,
-  kOpAtomicExchange = 229,
-  kOpAtomicXor = 242,
-};
-constexpr uint32_t kBinding = 33;
-constexpr uint32_t kDescriptorSet = 34;
+using namespace spirv;
 
 struct PointerUse {
   uint32_t pointer = 0;  // 0: the instruction accesses no memory

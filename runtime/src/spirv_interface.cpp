@@ -7,45 +7,13 @@
 #include <set>
 #include <utility>
 
+#include "spirv_enumerants.hpp"
+
 namespace kernelgen {
 
 namespace {
 
-// The few SPIR-V enumerants the interface needs (SPIR-V 1.6 specification, section 3).
-enum Op : uint32_t {
-  kOpName = 5,
-  kOpMemberName = 6,
-  kOpEntryPoint = 15,
-  kOpExecutionMode = 16,
-  kOpCapability = 17,
-  kOpTypeBool = 20,
-  kOpTypeInt = 21,
-  kOpTypeFloat = 22,
-  kOpTypeVector = 23,
-  kOpTypeMatrix = 24,
-  kOpTypeArray = 28,
-  kOpTypeRuntimeArray = 29,
-  kOpTypeStruct = 30,
-  kOpTypePointer = 32,
-  kOpConstant = 43,
-  kOpSpecConstant = 50,
-  kOpVariable = 59,
-  kOpDecorate = 71,
-  kOpMemberDecorate = 72,
-};
-enum Decoration : uint32_t {
-  kBlock = 2,
-  kBufferBlock = 3,
-  kNonWritable = 24,
-  kBinding = 33,
-  kDescriptorSet = 34,
-  kOffset = 35,
-};
-constexpr uint32_t kMagic = 0x07230203;
-constexpr uint32_t kGLCompute = 5;
-constexpr uint32_t kLocalSize = 17;
-constexpr uint32_t kPushConstant = 9;
-constexpr uint32_t kWorkgroup = 4;
+using namespace spirv;
 
 uint64_t saturating_add(uint64_t a, uint64_t b) {
   return a > UINT64_MAX - b ? UINT64_MAX : a + b;

@@ -146,11 +146,15 @@ std::optional<uint64_t> number_after(const std::string& message, const std::stri
 }
 
 // An out-of-bounds access GPU-assisted validation reported, its tensor found from the instruction it names.
-CaseResult fault_failure(const OpSpec& spec, std::span<const uint32_t> spirv, const TestCase& test_case,
+// The access a layer message names by its instruction, or nothing where it names none the module has.
+std::optional<SpirvAccess> reported_access(std::span<const uint32_t> spirv, const std::string& fault) {
+  const auto instruction = number_after(fault, "Shader Instruction Index = ");
+  return instruction ? access_at(spirv, *instruction) : std::nullopt;
+}
+
+CaseResult fault_failure(const OpSpec& spec, const std::optional<SpirvAccess>& access, const TestCase& test_case,
                          const std::string& fault) {
   const auto tensors = spec.tensors();
-  std::optional<SpirvAccess> access;
-  if (auto instruction = number_after(fault, "Shader Instruction Index = ")) access = access_at(spirv, *instruction);
   if (!access || access->set != 0 || access->binding >= tensors.size()) {
     CaseResult result = failure(test_case, spec, Status::OUT_OF_BOUNDS, "");
     result.detail = "accessed memory outside its tensors" + at_dims(spec, test_case.dims) + "; guard every index (" +
@@ -178,13 +182,17 @@ std::optional<CaseResult> check_run(const OpSpec& spec, std::span<const uint32_t
                                     const TestCase& test_case, const RunContents& contents) {
   // A store outside a tensor is the worse fault: a kernel that reads and writes at the same wrong index is
   // reported for its store.
-  std::optional<CaseResult> fault;
+  const std::string* chosen = nullptr;
+  std::optional<SpirvAccess> chosen_access;
   for (const std::string& message : contents.faults) {
-    CaseResult candidate = fault_failure(spec, spirv, test_case, message);
-    const bool writes = candidate.detail.rfind("wrote", 0) == 0;
-    if (!fault || (writes && fault->detail.rfind("wrote", 0) != 0)) fault = std::move(candidate);
+    const auto access = reported_access(spirv, message);
+    const bool writes = access && access->writes;
+    if (!chosen || (writes && !(chosen_access && chosen_access->writes))) {
+      chosen = &message;
+      chosen_access = access;
+    }
   }
-  if (fault) return fault;
+  if (chosen) return fault_failure(spec, chosen_access, test_case, *chosen);
   const auto tensors = spec.tensors();
   for (size_t t = 0; t < contents.tensors.size(); ++t) {
     if (!contents.damage[t]) continue;
