@@ -123,6 +123,10 @@ Manifest parse_manifest(const json& j) {
     if (!dims.is_array() || !std::all_of(dims.begin(), dims.end(), [](const json& d) { return d.is_string(); }))
       throw std::invalid_argument("manifest: field kernel.dims must be an array of dim names");
     m.dims = dims.get<std::vector<std::string>>();
+    // Contract 1 kernels have static shapes; a manifest naming dims without saying contract 2 would lose them
+    // when written back.
+    if (m.contract == 1 && !m.dims.empty())
+      throw std::invalid_argument("manifest: field kernel.dims needs \"contract\": 2 (contract 1 kernels have no dims)");
   }
   try {
     GridExpression::parse(m.dispatch, m.dims);

@@ -145,6 +145,19 @@ TEST(Manifest, ParseRejectsDimsThatAreNotNames) {
   EXPECT_THROW(parse_manifest(j), std::invalid_argument);
 }
 
+// Found by fuzz_manifest: dims without "contract": 2 parsed, then to_json (contract 1 form) dropped them and the
+// manifest no longer read back.
+TEST(Manifest, ParseRejectsDimsWithoutContract2) {
+  json j = file_json(symbolic_kernel().manifest);
+  j.erase("contract");
+  try {
+    parse_manifest(j);
+    FAIL() << "parsed dims in a contract 1 manifest";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_THAT(error.what(), HasSubstr("kernel.dims needs \"contract\": 2"));
+  }
+}
+
 TEST(Manifest, NamesTheFilesItDescribes) {
   const json j = file_json(sample_kernel().manifest);
   EXPECT_EQ(j.at("kernel").at("source"), "kernel.comp");
