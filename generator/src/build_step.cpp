@@ -1,12 +1,19 @@
 #include "kernelgen/build_step.hpp"
 
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "kernelgen/candidate.hpp"
+#include "kernelgen/compile.hpp"
 #include "kernelgen/validation/cases.hpp"
+#include "kernelgen/validation/validation_devices.hpp"
 #include "kernelgen/device.hpp"
 #include "kernelgen/emit.hpp"
 #include "kernelgen/files.hpp"
@@ -17,6 +24,8 @@
 #include "kernelgen/prompt.hpp"
 #include "kernelgen/search.hpp"
 #include "kernelgen/spirv_interface.hpp"
+
+extern char** environ;
 
 #ifndef KERNELGEN_VERSION
 #define KERNELGEN_VERSION "unknown"
@@ -45,6 +54,7 @@ nlohmann::json validation_summary(const Verdict& verdict) {
                             {"base_seed", verdict.base_seed},
                             {"device", verdict.device},
                             {"cases", cases}};
+  if (!verdict.devices.empty()) summary["devices"] = verdict.devices;
   if (!sizes.empty()) summary["sizes"] = sizes;
   return summary;
 }
@@ -64,8 +74,11 @@ GeneratedKernel check_in(const OpSpec& spec, const std::string& hash, const Sear
   m.dims = spec.dim_names();
   m.dispatch = outcome.best_binary.grid.text();
   m.local_size = reflect_spirv(kernel.spirv)->local_size;
+  m.compiler = compiler_version();
   m.validation = validation_summary(best.verdict);
-  m.timing = *best.verdict.timing;
+  // A kernel whose timing failed is checked in untimed, saying why.
+  m.timing = best.verdict.timing ? nlohmann::json(*best.verdict.timing)
+                                 : nlohmann::json{{"error", best.verdict.timing_error}};
   // Paths relative to the project, so the committed manifest does not name this machine's directories.
   const auto project = std::filesystem::path(spec.generated_dir).parent_path().parent_path();
   const bool is_file = std::filesystem::exists(best.origin);
@@ -82,6 +95,12 @@ GeneratedKernel check_in(const OpSpec& spec, const std::string& hash, const Sear
   m.kernelgen_version = KERNELGEN_VERSION;
   write_generated(spec.generated_dir, kernel);
   return kernel;
+}
+
+std::string microseconds(double ns) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f us", ns / 1e3);
+  return text;
 }
 
 std::string how_to_generate(const OpSpec& spec) {
@@ -126,6 +145,37 @@ std::optional<llm::ProviderSettings> provider_for(const OpSpec& spec, const Buil
   return settings;
 }
 
+// Whether git would commit the file: it lies in a work tree and is tracked or not ignored. False where git
+// cannot be run or the file lies in no work tree (check-ignore exits 128 there).
+bool git_would_commit(const std::filesystem::path& file) {
+  const std::string directory = file.parent_path().string(), name = file.filename().string();
+  const char* argv[] = {"git", "-C", directory.c_str(), "check-ignore", "-q", "--", name.c_str(), nullptr};
+  posix_spawn_file_actions_t quiet;
+  posix_spawn_file_actions_init(&quiet);
+  for (int fd : {0, 1, 2})
+    posix_spawn_file_actions_addopen(&quiet, fd, "/dev/null", fd ? O_WRONLY : O_RDONLY, 0);
+  pid_t pid = 0;
+  const int spawned = ::posix_spawnp(&pid, "git", &quiet, nullptr, const_cast<char* const*>(argv), environ);
+  posix_spawn_file_actions_destroy(&quiet);
+  if (spawned != 0) return false;
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) && WEXITSTATUS(status) == 1;
+}
+
+// The settings of .env, with a warning when git would commit the file: it is where API keys go.
+std::map<std::string, std::string> read_dotenv(const std::filesystem::path& dotenv) {
+  if (git_would_commit(dotenv)) {
+    const std::string name = dotenv.filename().string();
+    std::fprintf(stderr,
+                 "kernelgen: warning: %s is where API keys go, and git would commit it. Add %s to the "
+                 "project's .gitignore (and run `git rm --cached %s` if it is committed already).\n",
+                 dotenv.c_str(), name.c_str(), name.c_str());
+  }
+  return llm::parse_dotenv(read_file(dotenv));
+}
+
 }  // namespace
 
 int run_build_step(const BuildStepOptions& options) {
@@ -141,24 +191,28 @@ int run_build_step(const BuildStepOptions& options) {
   const std::string hash = spec_hash(spec, reference_text, prompt_template_version());
   const std::vector<Candidate> declared = declared_candidates(spec);
 
-  StoreCheck check = check_generated(spec.generated_dir, hash, spec.dim_names());
+  llm::SettingSources sources;
+  sources.explicit_values = options.explicit_settings;
+  sources.environment = llm::process_environment;
+  const OtherCompiler other_compiler = sources.get("KERNELGEN_ALLOW_OTHER_GLSLANG") == "1" ? OtherCompiler::recompile
+                                                                                         : OtherCompiler::corrupt;
+  StoreCheck check = check_generated(spec.generated_dir, hash, spec.dim_names(), other_compiler);
   const bool declared_kernel_changed =
       check.kernel && !declared.empty() && content_hash(declared.front().source) != check.kernel->manifest.source_hash &&
       check.kernel->manifest.author == "hand-written";
   std::optional<GeneratedKernel> kernel;
   if (check.state == StoreCheck::State::current && !options.regenerate && !declared_kernel_changed) {
     kernel = std::move(check.kernel);
+    if (!check.warning.empty())
+      std::fprintf(stderr, "kernelgen: op '%s': warning: %s\n", spec.name.c_str(), check.warning.c_str());
   } else {
     const std::string why = options.regenerate            ? "regenerating on request"
                             : declared_kernel_changed ? "the declared KERNEL " + spec.kernel_path + " changed"
                                                       : check.problem;
     std::fprintf(stderr, "kernelgen: op '%s': %s\n", spec.name.c_str(), why.c_str());
 
-    llm::SettingSources sources;
-    sources.explicit_values = options.explicit_settings;
-    sources.environment = llm::process_environment;
     if (!options.dotenv.empty() && std::filesystem::exists(options.dotenv))
-      sources.dotenv = llm::parse_dotenv(read_file(options.dotenv));
+      sources.dotenv = read_dotenv(options.dotenv);
 
     SearchConfig config;
     try {
@@ -178,8 +232,20 @@ int run_build_step(const BuildStepOptions& options) {
     if (auto tokens = sources.get("KERNELGEN_TOKEN_BUDGET")) config.token_budget = std::stoll(*tokens);
     config.log_dir = options.log_dir;
     config.prices = load_prices();
+    if (config.provider && config.provider->provider != "replay") {
+      try {
+        require_price_for_budget(config.prices, config.provider->provider + "/" + config.provider->model,
+                                 config.budget_usd);
+      } catch (const std::invalid_argument& error) {
+        std::fprintf(stderr, "kernelgen: op '%s': %s\n", spec.name.c_str(), error.what());
+        return 1;
+      }
+    }
     config.base_seed = base_seed_from_environment();
+    config.stress_runs = stress_runs_from_environment();
     config.isolation.timeout_s = validation_timeout(sources.get("KERNELGEN_VALIDATION_TIMEOUT_S"));
+    config.isolation.devices = validation_devices(sources.get("KERNELGEN_VALIDATION_DEVICES"), Device::list(),
+                                                  Device::describe_selected());
     config.on_progress = [](const SearchProgress& progress) {
       std::fprintf(stderr, "kernelgen: %s\n", describe_progress(progress).c_str());
     };
@@ -197,9 +263,10 @@ int run_build_step(const BuildStepOptions& options) {
       return 1;
     }
     kernel = check_in(spec, hash, outcome);
-    std::fprintf(stderr, "kernelgen: op '%s': checked in %s (%s, %.1f us on %s) at %s\n", spec.name.c_str(),
-                 outcome.best->origin.c_str(), outcome.best->author.c_str(),
-                 outcome.best->verdict.timing->median_ns / 1e3, outcome.best->verdict.device.c_str(),
+    const Verdict& verdict = outcome.best->verdict;
+    const std::string time = verdict.timing ? microseconds(verdict.timing->median_ns) : "untimed: " + verdict.timing_error;
+    std::fprintf(stderr, "kernelgen: op '%s': checked in %s (%s, %s on %s) at %s\n", spec.name.c_str(),
+                 outcome.best->origin.c_str(), outcome.best->author.c_str(), time.c_str(), verdict.device.c_str(),
                  spec.generated_dir.c_str());
   }
   write_file_atomic(options.output, emit_kernel_data(spec, *kernel));

@@ -5,6 +5,7 @@
 #include <glslang/SPIRV/GlslangToSpv.h>
 
 #include <mutex>
+#include <string>
 
 namespace kernelgen {
 
@@ -48,6 +49,17 @@ Compilation compile_glsl(const std::string& source) {
   result.log = shader.getInfoLog() + logger.getAllMessages();
   result.ok = !result.spirv.empty();
   return result;
+}
+
+std::string compiler_version() {
+  const glslang::Version version = glslang::GetVersion();
+  return "glslang " + std::to_string(version.major) + "." + std::to_string(version.minor) + "." +
+         std::to_string(version.patch) + version.flavor;
+}
+
+uint32_t spirv_generator_word() {
+  return static_cast<uint32_t>(glslang::GetKhronosToolId()) << 16 |
+         static_cast<uint32_t>(glslang::GetSpirvGeneratorVersion());
 }
 
 }  // namespace kernelgen

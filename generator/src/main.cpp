@@ -8,6 +8,8 @@
 #include "kernelgen/device.hpp"
 #include "kernelgen/files.hpp"
 #include "kernelgen/validation/isolated_validation.hpp"
+#include "kernelgen/validation/validation_devices.hpp"
+#include "kernelgen/llm/settings.hpp"
 #include "kernelgen/log_commands.hpp"
 #include "kernelgen/reference_types.hpp"
 
@@ -26,7 +28,10 @@ int validate_command(const std::string& spec_path, const std::string& kernel_pat
   const std::string source = kernelgen::read_file(kernel_path);
   const uint64_t seed = kernelgen::base_seed_from_environment();
   const kernelgen::Verdict verdict =
-      kernelgen::evaluate_isolated({.tool = {}, .timeout_s = timeout_s}, spec, source, {seed, timing_runs});
+      kernelgen::evaluate_isolated({.tool = {}, .timeout_s = timeout_s,
+                                    .devices = kernelgen::validation_devices_from_environment()},
+                                   spec, source,
+                                   {seed, timing_runs, kernelgen::stress_runs_from_environment()});
   if (json_output) {
     std::printf("%s\n", nlohmann::json(verdict).dump(2).c_str());
   } else {
@@ -53,6 +58,24 @@ int devices_command() {
     std::printf("   features: %s\n", present.empty() ? "none" : present.c_str());
   }
   return 0;
+}
+
+// The --set KEY=VALUE pairs. A key is refused: any user can read a command line in the process list.
+std::map<std::string, std::string> explicit_settings(const std::vector<std::string>& settings) {
+  std::map<std::string, std::string> values;
+  for (const std::string& setting : settings) {
+    const size_t equals = setting.find('=');
+    if (equals == std::string::npos || equals == 0)
+      throw std::invalid_argument("--set " + setting + ": expected KEY=VALUE");
+    const std::string name = setting.substr(0, equals);
+    if (kernelgen::llm::is_secret_setting(name))
+      throw std::invalid_argument("--set " + name +
+                                  "=...: an API key on the command line is visible to every user in the "
+                                  "process list. Set " +
+                                  name + " in the environment or in the .env file instead");
+    values[name] = setting.substr(equals + 1);
+  }
+  return values;
 }
 
 // $KERNELGEN_CACHE_DIR, else the build tree this tool was built in: <build>/kernelgen/candidates.
@@ -96,8 +119,9 @@ int main(int argc, char** argv) {
   build_op->add_option("--out", step.output, "the C++ file to emit")->required();
   build_op->add_flag("--regenerate", step.regenerate, "search again even when generated/<op>/ is current");
   build_op->add_flag("--offline", step.offline, "never ask a live model (KERNELGEN_OFFLINE)");
-  build_op->add_option("--set", settings, "KEY=VALUE settings that win over the environment and .env "
-                                          "(KERNELGEN_MODEL, OPENAI_BASE_URL, ANTHROPIC_BASE_URL, ...)");
+  build_op->add_option("--set", settings,
+                       "KEY=VALUE settings that win over the environment and .env (KERNELGEN_MODEL, "
+                       "OPENAI_BASE_URL, ANTHROPIC_BASE_URL, ...; never an API key)");
   build_op->add_option("--dotenv", step.dotenv, "a .env file to read settings from");
   build_op->add_option("--log-dir", log_dir, "the candidate log directory");
   build_op->add_option("--cassette-dir", step.cassette_dir, "where <op>.json cassettes are replayed or recorded");
@@ -125,12 +149,7 @@ int main(int argc, char** argv) {
       return validate_command(spec_path, kernel_path, json_output, timing_runs, limit);
     }
     if (*build_op) {
-      for (const std::string& setting : settings) {
-        const size_t equals = setting.find('=');
-        if (equals == std::string::npos || equals == 0)
-          throw std::invalid_argument("--set " + setting + ": expected KEY=VALUE");
-        step.explicit_settings[setting.substr(0, equals)] = setting.substr(equals + 1);
-      }
+      step.explicit_settings = explicit_settings(settings);
       step.log_dir = log_dir;
       return kernelgen::run_build_step(step);
     }

@@ -7,7 +7,10 @@
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
+#include <mutex>
+#include <map>
 
+#include "kernelgen/compile.hpp"
 #include "kernelgen/files.hpp"
 #include "kernelgen/hash.hpp"
 #include "kernelgen/contract/kernel_source.hpp"
@@ -53,6 +56,7 @@ json to_json(const Manifest& m) {
           {"search", m.search},
           {"generated_at", m.generated_at},
           {"kernelgen_version", m.kernelgen_version}};
+  if (!m.compiler.empty()) out["kernel"]["compiler"] = m.compiler;
   // Contract 1 manifests keep the fields they always had.
   if (m.contract != 1) {
     out["contract"] = m.contract;
@@ -134,6 +138,7 @@ Manifest parse_manifest(const json& j) {
     throw std::invalid_argument("manifest: field kernel.dispatch `" + m.dispatch + "`: " + problem.what());
   }
   m.local_size = triple(kernel, "local_size", "kernel.");
+  if (kernel.contains("compiler")) m.compiler = text(kernel, "compiler", "kernel.");
   m.validation = j.value("validation", json());
   m.timing = j.value("timing", json());
   m.search = j.value("search", json());
@@ -197,10 +202,91 @@ std::optional<std::string> manifest_disagreement(const GeneratedKernel& kernel, 
   return std::nullopt;
 }
 
+std::string generator_text(uint32_t word) {
+  if (word >> 16 == spirv_generator_word() >> 16)
+    return "glslang (SPIR-V generator version " + std::to_string(word & 0xffff) + ")";
+  char hex[16];
+  std::snprintf(hex, sizeof hex, "0x%08x", word);
+  return std::string("a compiler with SPIR-V generator word ") + hex;
+}
+
+// The compiler that wrote kernel.spv where it is not this kernelgen's glslang; nullopt where it is. The
+// manifest says which glslang it was; in a manifest from before it said so, the SPIR-V header's generator word.
+std::optional<std::string> other_compiler_of(const GeneratedKernel& kernel) {
+  const std::string& recorded = kernel.manifest.compiler;
+  if (!recorded.empty()) return recorded == compiler_version() ? std::nullopt : std::optional(recorded);
+  const std::vector<uint32_t>& words = kernel.spirv;
+  const bool has_header = words.size() >= 5 && words[0] == 0x07230203u;
+  if (!has_header || words[2] == spirv_generator_word()) return std::nullopt;
+  return generator_text(words[2]);
+}
+
+struct SourceBinaryCheck {
+  std::string problem;  // empty where they agree or kernel.comp's compile is taken
+  std::string warning;
+};
+
+// Source and binary agree, checked by compiling kernel.comp as every candidate is compiled. Where kernel.spv
+// is another glslang's, `other` decides (see OtherCompiler); `kernel.spirv` becomes kernel.comp's compile when
+// that is taken in place of kernel.spv.
+// compile_glsl, remembered per source for this process: a source checked again (the fuzzer's relu, thousands
+// of times) is compiled once.
+Compilation compiled_once(const std::string& source) {
+  static std::mutex mutex;
+  static std::map<std::string, Compilation> compiled;
+  const std::string key = content_hash(source);
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (auto found = compiled.find(key); found != compiled.end()) return found->second;
+  }
+  Compilation result = compile_glsl(source);
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (compiled.size() > 64) compiled.clear();
+  return compiled.emplace(key, std::move(result)).first->second;
+}
+
+SourceBinaryCheck check_source_and_binary(const std::filesystem::path& directory, GeneratedKernel& kernel,
+                                          OtherCompiler other) {
+  const Compilation compiled = compiled_once(kernel.source);
+  if (compiled.ok && compiled.spirv == kernel.spirv) return {};
+  const std::string source = (directory / "kernel.comp").string();
+  const std::string binary = (directory / "kernel.spv").string();
+  const std::string op = directory.filename().string();
+  const std::string regenerate = "regenerate the kernel (target kernelgen_regenerate_" + op + ")";
+  const std::string error = compiled.log.substr(0, compiled.log.find('\n'));
+  const auto compiler = other_compiler_of(kernel);
+  if (!compiler && !compiled.ok)
+    return {source + " does not compile (" + error + "), so " + binary +
+            " cannot be its SPIR-V. Restore both files from version control, or " + regenerate};
+  if (!compiler) {
+    const auto differs =
+        std::mismatch(compiled.spirv.begin(), compiled.spirv.end(), kernel.spirv.begin(), kernel.spirv.end());
+    return {binary + " is not what " + source + " compiles to (from SPIR-V word " +
+            std::to_string(differs.first - compiled.spirv.begin()) +
+            " on): kernel.spv was replaced, or belongs to another source. Restore both files from version "
+            "control, or " + regenerate};
+  }
+  const std::string here = "this kernelgen's " + compiler_version() + " (SPIR-V generator version " +
+                           std::to_string(spirv_generator_word() & 0xffff) + ")";
+  if (other == OtherCompiler::recompile && compiled.ok) {
+    kernel.spirv = compiled.spirv;
+    return {"", binary + " was compiled by " + *compiler + "; this build runs " + source + " as " + here +
+                    " compiles it instead (KERNELGEN_ALLOW_OTHER_GLSLANG=1), and ctest revalidates that. To check "
+                    "in this glslang's SPIR-V, " + regenerate};
+  }
+  const std::string outcome =
+      compiled.ok ? " compiles " + source + " to other SPIR-V" : " cannot compile " + source + " (" + error + ")";
+  return {binary + " was compiled by " + *compiler + ", and " + here + outcome +
+          ", so it cannot check that kernel.spv is kernel.comp's: " + regenerate +
+          " with this glslang and commit generated/" + op +
+          "/, or set KERNELGEN_ALLOW_OTHER_GLSLANG=1 (or -DKERNELGEN_ALLOW_OTHER_GLSLANG=ON) to build kernel.comp "
+          "as this glslang compiles it"};
+}
+
 }  // namespace
 
 StoreCheck check_generated(const std::filesystem::path& directory, const std::string& spec_hash,
-                           std::span<const std::string> dims) {
+                           std::span<const std::string> dims, OtherCompiler other_compiler) {
   StoreCheck check;
   const auto manifest_path = directory / "manifest.json";
   if (!std::filesystem::exists(manifest_path)) {
@@ -233,6 +319,13 @@ StoreCheck check_generated(const std::filesystem::path& directory, const std::st
     check.problem = (directory / "kernel.spv").string() + " does not match the hash in manifest.json (truncated or edited?)";
     return check;
   }
+  SourceBinaryCheck agreement = check_source_and_binary(directory, kernel, other_compiler);
+  if (!agreement.problem.empty()) {
+    check.state = StoreCheck::State::corrupt;
+    check.problem = std::move(agreement.problem);
+    return check;
+  }
+  check.warning = std::move(agreement.warning);
   // The manifest's own fields are not hashed: they must agree with the files the hashes vouch for.
   if (auto mismatch = manifest_disagreement(kernel, spec_hash, dims)) {
     check.state = StoreCheck::State::corrupt;

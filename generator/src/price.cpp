@@ -1,5 +1,6 @@
 #include "kernelgen/price.hpp"
 
+#include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -35,6 +36,18 @@ PriceTable load_prices() {
     }
   }
   return table;
+}
+
+void require_price_for_budget(const PriceTable& prices, const std::string& model, double budget_usd) {
+  if (budget_usd <= 0 || prices.count(model)) return;
+  char budget[32];
+  std::snprintf(budget, sizeof budget, "%g", budget_usd);
+  throw std::invalid_argument(std::string("BUDGET_USD ") + budget +
+                              " cannot be kept: the price table has no price for " + model +
+                              ", so the search's cost would stay unknown and never reach the budget. Add its "
+                              "price in USD per million tokens to a file that KERNELGEN_PRICES names (on top "
+                              "of generator/prices.json), e.g. {\"models\": {\"" +
+                              model + "\": {\"input\": 0.5, \"output\": 1.5}}}, or drop BUDGET_USD");
 }
 
 std::optional<double> cost_usd(const PriceTable& prices, const std::string& model, const llm::Usage& usage) {

@@ -1,6 +1,7 @@
 #include "kernelgen/search.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <chrono>
 #include <cstdio>
 #include <future>
@@ -138,7 +139,8 @@ class Search {
       if (completion.finish_reason == "length") record.verdict.reason += " (finish_reason: length)";
     } else {
       record.verdict =
-          evaluate_isolated(config_.isolation, spec_, glsl, {config_.base_seed, config_.timing_runs}, &binary);
+          evaluate_isolated(config_.isolation, spec_, glsl,
+                        {config_.base_seed, config_.timing_runs, config_.stress_runs}, &binary);
       if (!binary.spirv.empty()) record.spirv_hash = content_hash(binary.spirv);
     }
     record.validation_seconds = seconds_since(start);
@@ -151,11 +153,15 @@ class Search {
     ++outcome_.candidates;
     if (record.correct()) {
       ++progress_.accepted;
-      const double ns = record.verdict.timing->median_ns;
-      if (!outcome_.best || ns < outcome_.best->verdict.timing->median_ns) {
+      // An untimed kernel (its timing failed) is kept only until a timed one passes.
+      const auto median = [](const CandidateRecord& r) {
+        return r.verdict.timing ? r.verdict.timing->median_ns : std::numeric_limits<double>::infinity();
+      };
+      const double ns = median(record);
+      if (!outcome_.best || ns < median(*outcome_.best)) {
         outcome_.best = record;
         outcome_.best_binary = binary;
-        progress_.best_ns = ns;
+        if (record.verdict.timing) progress_.best_ns = ns;
       }
     } else {
       ++progress_.rejected[status_name(record.verdict.status)];

@@ -64,6 +64,7 @@ int type_preference(VkPhysicalDeviceType type) {
 struct MessageLog {
   std::mutex mutex;
   std::vector<std::string> kernel_faults;
+  std::vector<std::string> errors;
 };
 
 bool is_kernel_fault(const char* message) {
@@ -85,6 +86,10 @@ VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(VkDebugUtilsMessageSeverity
   }
   const bool error = severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
   std::fprintf(stderr, "kernelgen: Vulkan validation %s: %s\n", error ? "error" : "warning", data->pMessage);
+  if (error) {
+    const std::lock_guard<std::mutex> lock(log->mutex);
+    log->errors.emplace_back(data->pMessage);
+  }
   return VK_FALSE;
 }
 
@@ -216,6 +221,7 @@ DeviceInfo describe(VkPhysicalDevice physical, uint32_t index) {
   info.vendor_id = properties.properties.vendorID;
   info.api_version = properties.properties.apiVersion;
   info.subgroup_size = subgroup.subgroupSize;
+  if (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) info.subgroup_operations = subgroup.supportedOperations;
   info.max_workgroup_invocations = limits.maxComputeWorkGroupInvocations;
   std::copy_n(limits.maxComputeWorkGroupSize, 3, info.max_workgroup_size.begin());
   std::copy_n(limits.maxComputeWorkGroupCount, 3, info.max_workgroup_count.begin());
@@ -482,6 +488,11 @@ const DeviceInfo& Device::info() const { return impl_->info; }
 bool Device::robust_buffer_access() const { return impl_->robust; }
 bool Device::gpu_assisted_validation() const { return impl_->gpu_assisted; }
 bool Device::validation_layer_available() { return layer_available(kValidationLayer); }
+
+std::vector<std::string> Device::take_validation_errors() {
+  const std::lock_guard<std::mutex> lock(impl_->messages.mutex);
+  return std::exchange(impl_->messages.errors, {});
+}
 
 std::vector<std::string> Device::take_kernel_faults() {
   const std::lock_guard<std::mutex> lock(impl_->messages.mutex);

@@ -1,4 +1,5 @@
-// make_cases: the validation suite of DESIGN.md, 5 random and 5 edge cases, reproducible from a base seed.
+// make_cases: the validation suite of DESIGN.md, 5 random, 5 edge and 3 awkward-float cases, reproducible from a
+// base seed.
 #include "kernelgen/validation/cases.hpp"
 
 #include <gmock/gmock.h>
@@ -49,11 +50,12 @@ const TestCase& find_case(const std::vector<TestCase>& cases, const std::string&
   return *found;
 }
 
-TEST(Cases, AreFiveRandomThenFiveEdgeCasesInAFixedOrder) {
+TEST(Cases, AreFiveRandomFiveEdgeAndThreeAwkwardFloatCasesInAFixedOrder) {
   std::vector<std::string> names;
   for (const TestCase& c : make_cases(two_input_spec(), 1)) names.push_back(c.name);
   EXPECT_THAT(names, ElementsAre("uniform", "normal", "sparse", "large", "tiny", "zeros", "ones", "extremes",
-                                 "checkerboard", "ramp"));
+                                 "checkerboard", "ramp", "mixed", "subnormal", "nonfinite"));
+  EXPECT_EQ(case_names().size(), names.size());
 }
 
 TEST(Cases, HoldOneTensorPerInputWithItsElementCount) {
@@ -71,7 +73,7 @@ TEST(Cases, HoldOneTensorPerInputWithItsElementCount) {
 TEST(Cases, EachCaseHasItsOwnSeed) {
   std::set<uint64_t> seeds;
   for (const TestCase& c : make_cases(two_input_spec(), 42)) seeds.insert(c.seed);
-  EXPECT_EQ(seeds.size(), 10u);
+  EXPECT_EQ(seeds.size(), case_names().size());
 }
 
 TEST(Cases, TheSameBaseSeedGivesIdenticalInputs) {
@@ -87,7 +89,7 @@ TEST(Cases, TheSameBaseSeedGivesIdenticalInputs) {
 TEST(Cases, ADifferentBaseSeedChangesEveryRandomCaseButNoEdgeCase) {
   const auto a = make_cases(two_input_spec(), 1);
   const auto b = make_cases(two_input_spec(), 2);
-  for (const char* name : {"uniform", "normal", "sparse", "large", "tiny"})
+  for (const char* name : {"uniform", "normal", "sparse", "large", "tiny", "mixed", "subnormal", "nonfinite"})
     EXPECT_NE(find_case(a, name).inputs, find_case(b, name).inputs) << name;
   for (const char* name : {"zeros", "ones", "extremes", "checkerboard", "ramp"})
     EXPECT_EQ(find_case(a, name).inputs, find_case(b, name).inputs) << name;
@@ -189,7 +191,7 @@ double max_of(const HostTensor& t) {
   return high;
 }
 
-TEST(CasesPerDtype, EveryValueIsFiniteAndWithinTheDtypesRangeInEveryCase) {
+TEST(CasesPerDtype, EveryValueIsFiniteAndWithinTheDtypesRangeInEveryCaseButNonfinite) {
   for (const DTypeInfo& info : kDTypes) {
     const OpSpec spec = one_dtype_spec(info.name);
     for (const TestCase& c : make_cases(spec, 11)) {
@@ -198,6 +200,7 @@ TEST(CasesPerDtype, EveryValueIsFiniteAndWithinTheDtypesRangeInEveryCase) {
       ASSERT_EQ(x.bytes.size(), 4096 * info.bytes) << info.name << " " << c.name;
       for (int64_t i = 0; i < x.elements(); ++i) {
         const double v = x.value(i);
+        if (c.name == "nonfinite" && info.kind == DTypeKind::Float) continue;
         ASSERT_TRUE(std::isfinite(v)) << info.name << " " << c.name << " element " << i;
         ASSERT_GE(v, lowest_value(info.dtype)) << info.name << " " << c.name << " element " << i;
         ASSERT_LE(v, highest_value(info.dtype)) << info.name << " " << c.name << " element " << i;
@@ -329,6 +332,81 @@ TEST(CasesAtDims, MakeCaseWithTheWrongNumberOfDimsThrows) {
   EXPECT_THROW(make_cases(spec, 1, {1000}), std::invalid_argument);
   EXPECT_THROW(make_case(two_input_spec(), "uniform", 1, {5}), std::invalid_argument)
       << "a static op takes none";
+}
+
+TEST(CasesPerDtype, MixedSpansSevenDecadesOfMagnitudeInOneTensor) {
+  for (const char* dtype : {"f32", "f16"}) {
+    const HostTensor x = make_case(one_dtype_spec(dtype), "mixed", 3).inputs[0];
+    double low = 1e9, high = 0;
+    int negative = 0;
+    for (int64_t i = 0; i < x.elements(); ++i) {
+      low = std::min(low, std::fabs(x.value(i)));
+      high = std::max(high, std::fabs(x.value(i)));
+      negative += x.value(i) < 0;
+    }
+    EXPECT_LT(low, 2e-3) << dtype;
+    EXPECT_GT(high, 5e3) << dtype;
+    EXPECT_LE(high, 1e4 * 1.001) << dtype;
+    EXPECT_GT(negative, x.elements() / 4) << dtype;
+  }
+}
+
+TEST(CasesPerDtype, SubnormalHoldsTheDtypesSubnormalsAndNegativeZeros) {
+  for (const auto& [dtype, smallest_normal] : {std::pair{"f32", 1.17549435e-38}, std::pair{"f16", 6.103515625e-05}}) {
+    const HostTensor x = make_case(one_dtype_spec(dtype), "subnormal", 3).inputs[0];
+    int subnormals = 0, negative_zeros = 0;
+    for (int64_t i = 0; i < x.elements(); ++i) {
+      const double v = x.value(i);
+      subnormals += v != 0 && std::fabs(v) < smallest_normal;
+      negative_zeros += v == 0 && std::signbit(v);
+    }
+    EXPECT_GT(subnormals, x.elements() / 8) << dtype;
+    EXPECT_GT(negative_zeros, 0) << dtype;
+  }
+}
+
+TEST(CasesPerDtype, NonfiniteHoldsNaNsInfinitiesOfBothSignsAndNegativeZerosAmongNormalValues) {
+  for (const char* dtype : {"f32", "f16"}) {
+    const HostTensor x = make_case(one_dtype_spec(dtype), "nonfinite", 3).inputs[0];
+    int nans = 0, positive = 0, negative = 0, negative_zeros = 0, finite = 0;
+    for (int64_t i = 0; i < x.elements(); ++i) {
+      const double v = x.value(i);
+      nans += std::isnan(v);
+      positive += v == HUGE_VAL;
+      negative += v == -HUGE_VAL;
+      negative_zeros += v == 0 && std::signbit(v);
+      finite += std::isfinite(v);
+    }
+    EXPECT_GT(nans, 0) << dtype;
+    EXPECT_GT(positive, 0) << dtype;
+    EXPECT_GT(negative, 0) << dtype;
+    EXPECT_GT(negative_zeros, 0) << dtype;
+    EXPECT_GT(finite, x.elements() * 9 / 10) << dtype;
+  }
+}
+
+TEST(StressRuns, DefaultWithoutTheSettingAndRejectsANonCount) {
+  {
+    const test::ScopedEnv unset("KERNELGEN_STRESS_RUNS", nullptr);
+    EXPECT_EQ(stress_runs_from_environment(), kDefaultStressRuns);
+  }
+  {
+    const test::ScopedEnv zero("KERNELGEN_STRESS_RUNS", "0");
+    EXPECT_EQ(stress_runs_from_environment(), 0);
+  }
+  {
+    const test::ScopedEnv many("KERNELGEN_STRESS_RUNS", "50");
+    EXPECT_EQ(stress_runs_from_environment(), 50);
+  }
+  for (const char* bad : {"-1", "ten", "5x", "99999999999999999999"}) {
+    const test::ScopedEnv setting("KERNELGEN_STRESS_RUNS", bad);
+    try {
+      stress_runs_from_environment();
+      ADD_FAILURE() << "accepted KERNELGEN_STRESS_RUNS=" << bad;
+    } catch (const std::invalid_argument& error) {
+      EXPECT_THAT(error.what(), ::testing::HasSubstr("KERNELGEN_STRESS_RUNS"));
+    }
+  }
 }
 
 TEST(BaseSeed, ReplaysKernelgenSeed) {

@@ -1,5 +1,5 @@
-// compare_outputs: |got - ref| <= atol * scale + rtol * |ref|, scale = the output's largest finite |ref| (or
-// 1), NaN only meets NaN, an infinity only the same infinity.
+// compare_outputs: per element |got - ref| <= atol + rtol * max(|ref|, magnitude of its terms), NaN only meets
+// NaN (unless the rule frees it), an infinity only the same infinity.
 #include "kernelgen/validation/compare.hpp"
 
 #include <gtest/gtest.h>
@@ -50,16 +50,73 @@ TEST(CompareOutputs, AnErrorJustAboveRtolTimesTheReferenceFails) {
 }
 
 TEST(CompareOutputs, AtolAndRtolAddUp) {
-  // allowed: 0.25 * 1 (scale) + 0.25 * 1 = 0.5
+  // allowed: 0.25 + 0.25 * 1 = 0.5
   EXPECT_TRUE(compare({1.5f}, {1.0f}, 0.25, 0.25).passed());
   EXPECT_FALSE(compare({1.5001f}, {1.0f}, 0.25, 0.25).passed());
 }
 
-TEST(CompareOutputs, AtolScalesWithTheLargestMagnitudeOfTheOutput) {
-  // Element 1 is off by 0.5: too much next to an output of magnitude 1, fine next to one of 1000.
+TEST(CompareOutputs, AtolIsAbsoluteWhateverTheOutputsLargestElement) {
+  // Element 1 is off by 0.5: too much for atol 1e-3, next to an element of 1 or of 1000 alike.
   EXPECT_FALSE(compare({1.0f, 0.5f}, {1.0f, 0.0f}, 1e-3, 0).passed());
-  EXPECT_TRUE(compare({1000.0f, 0.5f}, {1000.0f, 0.0f}, 1e-3, 0).passed());
-  EXPECT_TRUE(compare({-1000.0f, 0.5f}, {-1000.0f, 0.0f}, 1e-3, 0).passed()) << "scale uses the magnitude";
+  EXPECT_FALSE(compare({1000.0f, 0.5f}, {1000.0f, 0.0f}, 1e-3, 0).passed());
+}
+
+// The adversary of issue 8: 0.03 added to every element above 100 is 3e-4 relative, far beyond f32's default
+// rtol of 1e-5, however large the output's largest element.
+TEST(CompareOutputs, AnErrorOnTheLargestElementsCannotHideBehindThem) {
+  const std::vector<float> expected{0.5f, 150.0f, 9000.0f};
+  EXPECT_FALSE(compare({0.5f, 150.03f, 9000.0f}, expected, 1e-5, 1e-5).passed());
+  EXPECT_FALSE(compare({0.5f, 150.0f, 9000.3f}, expected, 1e-5, 1e-5).passed()) << "3.3e-5 relative";
+  EXPECT_TRUE(compare({0.5f, 150.0f, std::nextafter(9000.0f, 1e9f)}, expected, 1e-5, 1e-5).passed())
+      << "one ulp of 9000 is within rtol";
+}
+
+TEST(CompareOutputs, AnElementsTermsWidenItsOwnBoundOnly) {
+  // A sum that cancels to 0 from terms of magnitude 1000 is allowed rtol * 1000; its neighbour is not.
+  const std::vector<float> expected{0.0f, 0.0f};
+  const std::vector<float> magnitude{1000.0f, 0.0f};
+  EXPECT_TRUE(compare_outputs(std::vector<float>{1e-3f, 0.0f}, expected, 0, 1e-5, magnitude).passed());
+  EXPECT_FALSE(compare_outputs(std::vector<float>{0.0f, 1e-3f}, expected, 0, 1e-5, magnitude).passed());
+  EXPECT_FALSE(compare({1e-3f, 0.0f}, expected, 0, 1e-5).passed()) << "without the terms: |ref| alone";
+}
+
+TEST(CompareOutputs, ATermMagnitudeSmallerThanTheReferenceDoesNotNarrowTheBound) {
+  EXPECT_TRUE(compare_outputs(std::vector<float>{1001.0f}, std::vector<float>{1000.0f}, 0, 1e-3,
+                              std::vector<float>{1.0f})
+                  .passed());
+}
+
+TEST(CompareOutputs, ANonFiniteTermMagnitudeIsIgnored) {
+  const std::vector<float> expected{1000.0f};
+  EXPECT_FALSE(compare_outputs(std::vector<float>{1002.0f}, expected, 0, 1e-3, std::vector<float>{kInf}).passed());
+  EXPECT_FALSE(compare_outputs(std::vector<float>{1002.0f}, expected, 0, 1e-3, std::vector<float>{kNaN}).passed());
+}
+
+TEST(CompareOutputs, ReportsTheErrorTheFirstMismatchWasAllowed) {
+  const Comparison c = compare({1.0f, 2.5f}, {1.0f, 2.0f}, 0.125, 0.125);
+  EXPECT_EQ(c.first_mismatch, 1);
+  EXPECT_DOUBLE_EQ(c.allowed_at_first, 0.125 + 0.125 * 2.0);
+  const nlohmann::json json = c;
+  EXPECT_EQ(json.at("allowed_at_first"), 0.375);
+  EXPECT_DOUBLE_EQ(json.get<Comparison>().allowed_at_first, 0.375);
+  nlohmann::json before = json;
+  before.erase("allowed_at_first");
+  EXPECT_EQ(before.get<Comparison>().allowed_at_first, 0) << "records from before the field still parse";
+}
+
+TEST(CompareOutputs, AnyValueWhereTheReferenceIsNaNWhenTheRuleFreesIt) {
+  HostTensor expected(DType::f32, {3}), got(DType::f32, {3});
+  expected.set(0, std::nan(""));
+  expected.set(1, 1.0);
+  expected.set(2, std::nan(""));
+  got.set(0, 0.0);
+  got.set(1, 1.0);
+  got.set(2, std::nan(""));
+  EXPECT_FALSE(compare_outputs(got, expected, 0, 0).passed());
+  EXPECT_TRUE(compare_outputs(got, expected, 0, 0, nullptr, NanRule::free_where_reference_is_nan).passed());
+  got.set(1, std::nan(""));
+  EXPECT_FALSE(compare_outputs(got, expected, 0, 0, nullptr, NanRule::free_where_reference_is_nan).passed())
+      << "a NaN where the reference has a number still fails";
 }
 
 TEST(CompareOutputs, AtolIsAbsoluteForAnAllZeroReference) {

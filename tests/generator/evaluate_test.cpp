@@ -7,6 +7,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -98,12 +100,47 @@ INSTANTIATE_TEST_SUITE_P(
         BadKernel{"does_not_compile.comp", Status::COMPILE_ERROR,
                   "'gl_GlobalInvocationId' : undeclared identifier"},
         BadKernel{"wrong_bindings.comp", Status::INTERFACE_MISMATCH, "(set 0, binding 2)"},
+        // 3e-4 relative on the elements above 100: hidden by a tolerance scaled by the largest |ref|.
+        BadKernel{"relu_adds_above_100.comp", Status::INCORRECT_NUMERICAL, "differ from the reference; first at"},
+        BadKernel{"relu_by_step.comp", Status::INCORRECT_NUMERICAL, "case nonfinite: "},
+        BadKernel{"relu_f16_round_trip.comp", Status::INCORRECT_NUMERICAL, "differ from the reference"},
         BadKernel{"no_dispatch_line.comp", Status::INTERFACE_MISMATCH,
                   "no line declares the number of workgroups to launch; add `// kernelgen: dispatch X Y Z` with three "
                   "integer expressions over the dims"}),
     [](const ::testing::TestParamInfo<BadKernel>& info) {
       return info.param.file.substr(0, info.param.file.find('.'));
     });
+
+// A tiled matmul sums in another order than the reference; the per-element bound from the magnitude of its
+// terms lets it pass, at every size, with mixed magnitudes, subnormals and non-finite inputs.
+TEST_F(Evaluate, ATiledMatmulWithItsBarriersPasses) {
+  const Verdict verdict = evaluate("matmul", read_file(kKernels + "/matmul_tiled.comp"));
+  EXPECT_TRUE(verdict.passed()) << describe(verdict);
+}
+
+TEST_F(Evaluate, ATiledMatmulMissingABarrierIsRejected) {
+  const Verdict verdict = evaluate("matmul", read_file(kKernels + "/matmul_missing_barrier.comp"));
+  EXPECT_TRUE(verdict.status == Status::INCORRECT_NUMERICAL || verdict.status == Status::NONDETERMINISTIC)
+      << describe(verdict);
+}
+
+TEST_F(Evaluate, AMatmulRoundingItsProductsThroughF16IsRejected) {
+  const Verdict verdict = evaluate("matmul", read_file(kKernels + "/matmul_f16_round_trip.comp"));
+  EXPECT_EQ(verdict.status, Status::INCORRECT_NUMERICAL) << describe(verdict);
+}
+
+TEST_F(Evaluate, ARejectionSaysHowFarOffTheElementIsAndWhatWasAllowed) {
+  const Verdict verdict = evaluate("relu", read_file(kKernels + "/relu_adds_above_100.comp"));
+  ASSERT_EQ(verdict.status, Status::INCORRECT_NUMERICAL) << describe(verdict);
+  const auto failed = std::find_if(verdict.cases.begin(), verdict.cases.end(),
+                                   [](const CaseResult& r) { return !r.passed(); });
+  ASSERT_NE(failed, verdict.cases.end());
+  const Comparison& c = failed->comparison;
+  EXPECT_NEAR(c.got_at_first - c.expected_at_first, 0.03, 1e-3);
+  EXPECT_GT(c.allowed_at_first, 0);
+  EXPECT_LT(c.allowed_at_first, 0.03);
+  EXPECT_THAT(verdict.reason, ::testing::ContainsRegex("\\(off by 0\\.0[23][0-9]*, allowed [0-9.e-]+\\)"));
+}
 
 TEST_F(Evaluate, ACaseFailureNamesTheCaseAndTheTensor) {
   const Verdict verdict = evaluate("relu", read_file(kKernels + "/writes_past_output.comp"));
@@ -155,7 +192,7 @@ TEST_P(EvaluateCatalogKernel, PassesEveryCase) {
   ASSERT_FALSE(binary.spirv.empty());
   // Every case at every size the op is validated at.
   const auto sizes = validation_sizes(catalog_op(op).spec, reflect_spirv(binary.spirv)->local_size);
-  ASSERT_EQ(verdict.cases.size(), 10 * sizes.size());
+  ASSERT_EQ(verdict.cases.size(), case_names().size() * sizes.size());
   for (const CaseResult& c : verdict.cases) {
     EXPECT_EQ(c.status, Status::PASSED) << c.name << ": " << c.detail;
     EXPECT_GT(c.comparison.elements, 0) << c.name;
@@ -216,6 +253,40 @@ std::string relu_with(const std::string& from, const std::string& to) {
   const auto at = source.find(from);
   if (at == std::string::npos) throw std::logic_error("relu_vec4.comp has no `" + from + "`");
   return source.replace(at, from.size(), to);
+}
+
+TEST_F(Evaluate, RejectsACapabilityTheRuntimeNeverEnables) {
+  // The Vulkan memory model is a real feature, but kernelgen's devices do not enable it: the kernel could not
+  // run in a wrapper.
+  const Verdict verdict = evaluate("relu", relu_with("#version 450\n", "#version 450\n#pragma use_vulkan_memory_model\n"));
+  EXPECT_EQ(verdict.status, Status::INTERFACE_MISMATCH) << describe(verdict);
+  EXPECT_THAT(verdict.reason, HasSubstr("declares the SPIR-V capability VulkanMemoryModel, which kernelgen's "
+                                        "runtime does not enable on any device"));
+}
+
+// Capabilities against a device's features, on the reflected interface of the correct relu: cooperative
+// matrices are never enabled, subgroup arithmetic only where the device has it for compute shaders.
+TEST_F(Evaluate, EveryDeclaredCapabilityMustBeOneTheDeviceHasAndTheRuntimeEnables) {
+  KernelBinary binary;
+  ASSERT_TRUE(evaluate("relu", read_file(kKernels + "/relu_vec4.comp"), &binary).passed());
+  SpirvInterface interface = *reflect_spirv(binary.spirv);
+  const OpSpec spec = catalog_op("relu").spec;
+  DeviceInfo device = device_->info();
+  device.subgroup_operations = 0x1 | 0x4;  // basic and arithmetic
+  EXPECT_FALSE(interface_mismatch(spec, interface, device)) << "relu as compiled";
+
+  interface.capabilities = {"Shader", "GroupNonUniform", "GroupNonUniformArithmetic"};
+  EXPECT_FALSE(interface_mismatch(spec, interface, device));
+  device.subgroup_operations = 0x1;
+  EXPECT_THAT(interface_mismatch(spec, interface, device).value_or(""),
+              HasSubstr("declares the SPIR-V capability GroupNonUniformArithmetic, which " + device.name +
+                        " does not support"));
+
+  for (const char* never : {"CooperativeMatrixNV", "CooperativeMatrixKHR", "StoragePushConstant16", "4711"}) {
+    interface.capabilities = {"Shader", never};
+    EXPECT_THAT(interface_mismatch(spec, interface, device).value_or(""),
+                HasSubstr(std::string("capability ") + never + ", which kernelgen's runtime does not enable"));
+  }
 }
 
 TEST_F(Evaluate, RejectsAReadonlyOutput) {

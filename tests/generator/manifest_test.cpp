@@ -12,6 +12,7 @@
 #include "kernelgen/files.hpp"
 #include "kernelgen/hash.hpp"
 #include "scratch_dir.hpp"
+#include "tampered_spirv.hpp"
 
 namespace kernelgen {
 namespace {
@@ -19,6 +20,9 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 using ::testing::HasSubstr;
+using ::testing::Not;
+using test::marked_by_generator_version;
+using test::replace_spirv;
 
 GeneratedKernel sample_kernel(const std::string& spec_hash = "0123456789abcdef") {
   GeneratedKernel kernel;
@@ -158,6 +162,41 @@ TEST(Manifest, ParseRejectsDimsWithoutContract2) {
   }
 }
 
+TEST(Manifest, RecordsTheCompilerOfKernelSpvWhereItIsKnown) {
+  Manifest m = sample_kernel().manifest;
+  EXPECT_FALSE(file_json(m).at("kernel").contains("compiler"))
+      << "a manifest from before it was recorded keeps its form";
+  EXPECT_EQ(parse_manifest(file_json(m)).compiler, "");
+  m.compiler = "glslang 12.0.0";
+  EXPECT_EQ(file_json(m).at("kernel").at("compiler"), "glslang 12.0.0");
+  EXPECT_EQ(parse_manifest(file_json(m)).compiler, "glslang 12.0.0");
+  json j = file_json(m);
+  j["kernel"]["compiler"] = 12;
+  try {
+    parse_manifest(j);
+    FAIL() << "parsed a numeric compiler";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_THAT(error.what(), HasSubstr("kernel.compiler must be a string"));
+  }
+}
+
+TEST(Manifest, EveryCheckedInKernelIsCurrentAndRecompilesToExactlyItsSpirv) {
+  const fs::path root = fs::path(__FILE__).parent_path().parent_path().parent_path();
+  int kernels = 0;
+  for (const fs::path& store : {root / "generated", root / "examples/consumer/generated"}) {
+    for (const auto& entry : fs::directory_iterator(store)) {
+      const fs::path dir = entry.path();
+      const Manifest m = parse_manifest(json::parse(read_file(dir / "manifest.json")));
+      EXPECT_EQ(compile_glsl(read_file(dir / "kernel.comp")).spirv, read_spirv(dir / "kernel.spv")) << dir;
+      const StoreCheck check = check_generated(dir, m.spec_hash, m.dims);
+      EXPECT_EQ(check.state, StoreCheck::State::current) << check.problem;
+      EXPECT_EQ(check.warning, "") << dir;
+      ++kernels;
+    }
+  }
+  EXPECT_GE(kernels, 7) << "relu, add and matmul, and the consumer example's four";
+}
+
 TEST(Manifest, NamesTheFilesItDescribes) {
   const json j = file_json(sample_kernel().manifest);
   EXPECT_EQ(j.at("kernel").at("source"), "kernel.comp");
@@ -238,6 +277,107 @@ TEST_F(GeneratedDir, AManifestWhoseLocalSizeDisagreesWithTheSpirvIsCorrupt) {
   const StoreCheck check = check_generated(dir, hash, {});
   EXPECT_EQ(check.state, StoreCheck::State::corrupt);
   EXPECT_THAT(check.problem, HasSubstr("kernel.local_size 128 1 1"));
+}
+
+TEST_F(GeneratedDir, ASpirvSwappedForAnotherKernelsWithItsHashUpdatedIsCorruptNamingBothFiles) {
+  write_generated(dir, kernel);
+  // Same interface, dispatch line and workgroup size: only the source shows it is not this kernel.
+  const Compilation other = compile_glsl(
+      "#version 450\n// kernelgen: dispatch 8 2 3\nlayout(local_size_x = 256) in;\nshared float s;\n"
+      "void main() { s = 1.0; }\n");
+  ASSERT_TRUE(other.ok) << other.log;
+  replace_spirv(dir, other.spirv);
+  for (const OtherCompiler policy : {OtherCompiler::corrupt, OtherCompiler::recompile}) {
+    const StoreCheck check = check_generated(dir, hash, {}, policy);
+    EXPECT_EQ(check.state, StoreCheck::State::corrupt);
+    EXPECT_THAT(check.problem, HasSubstr((dir / "kernel.spv").string() + " is not what " +
+                                         (dir / "kernel.comp").string() + " compiles to"));
+    EXPECT_THAT(check.problem, HasSubstr("kernelgen_regenerate_relu"));
+    EXPECT_FALSE(check.kernel);
+  }
+}
+
+TEST_F(GeneratedDir, ACatalogKernelSpvSwappedForAnothersWithItsHashUpdatedIsCorrupt) {
+  const fs::path catalog = fs::path(__FILE__).parent_path().parent_path().parent_path() / "generated";
+  fs::create_directories(dir);
+  for (const char* file : {"manifest.json", "kernel.comp", "kernel.spv"})
+    fs::copy_file(catalog / "relu" / file, dir / file);
+  const Manifest m = parse_manifest(json::parse(read_file(dir / "manifest.json")));
+  ASSERT_EQ(check_generated(dir, m.spec_hash, m.dims).state, StoreCheck::State::current);
+  replace_spirv(dir, read_spirv(catalog / "add" / "kernel.spv"));
+  const StoreCheck check = check_generated(dir, m.spec_hash, m.dims);
+  EXPECT_EQ(check.state, StoreCheck::State::corrupt);
+  EXPECT_THAT(check.problem, HasSubstr((dir / "kernel.spv").string() + " is not what " +
+                                       (dir / "kernel.comp").string() + " compiles to"));
+}
+
+TEST_F(GeneratedDir, ASourceThatDoesNotCompileIsCorrupt) {
+  GeneratedKernel tampered = kernel;
+  tampered.source =
+      "#version 450\n// kernelgen: dispatch 8 2 3\nlayout(local_size_x = 256) in;\nvoid main() { x; }\n";
+  tampered.manifest.source_hash = content_hash(tampered.source);
+  write_generated(dir, tampered);
+  const StoreCheck check = check_generated(dir, hash, {});
+  EXPECT_EQ(check.state, StoreCheck::State::corrupt);
+  EXPECT_THAT(check.problem, HasSubstr((dir / "kernel.comp").string() + " does not compile ("));
+  EXPECT_THAT(check.problem, HasSubstr("'x'"));
+}
+
+// A manifest from before the compiler was recorded: the header's generator word is all that tells.
+TEST_F(GeneratedDir, ASpirvFromAnotherGlslangIsCorruptSayingSoAndWhatToDo) {
+  write_generated(dir, kernel);
+  replace_spirv(dir, marked_by_generator_version(kernel.spirv, 10));
+  const StoreCheck check = check_generated(dir, hash, {});
+  EXPECT_EQ(check.state, StoreCheck::State::corrupt);
+  EXPECT_THAT(check.problem, HasSubstr((dir / "kernel.spv").string() +
+                                       " was compiled by glslang (SPIR-V generator version 10), and this "
+                                       "kernelgen's " + compiler_version() + " (SPIR-V generator version " +
+                                       std::to_string(spirv_generator_word() & 0xffff) + ") compiles " +
+                                       (dir / "kernel.comp").string() + " to other SPIR-V"));
+  EXPECT_THAT(check.problem, HasSubstr("kernelgen_regenerate_relu"));
+  EXPECT_THAT(check.problem, HasSubstr("KERNELGEN_ALLOW_OTHER_GLSLANG=1"));
+  EXPECT_THAT(check.problem, Not(HasSubstr("replaced")));
+}
+
+TEST_F(GeneratedDir, AManifestNamingAnotherGlslangIsCorruptNamingBothVersions) {
+  write_generated(dir, kernel);
+  std::vector<uint32_t> spirv = kernel.spirv;
+  spirv[3] += 1;  // another ID bound, with this glslang's generator word
+  replace_spirv(dir, spirv, "glslang 11.9.0");
+  const StoreCheck check = check_generated(dir, hash, {});
+  EXPECT_EQ(check.state, StoreCheck::State::corrupt);
+  EXPECT_THAT(check.problem, HasSubstr("kernel.spv was compiled by glslang 11.9.0, and this kernelgen's " +
+                                       compiler_version()));
+}
+
+TEST_F(GeneratedDir, AManifestNamingThisGlslangLeavesAnotherGeneratorWordNoExcuse) {
+  write_generated(dir, kernel);
+  replace_spirv(dir, marked_by_generator_version(kernel.spirv, 10), compiler_version());
+  const StoreCheck check = check_generated(dir, hash, {}, OtherCompiler::recompile);
+  EXPECT_EQ(check.state, StoreCheck::State::corrupt);
+  EXPECT_THAT(check.problem, HasSubstr("kernel.spv is not what"));
+}
+
+TEST_F(GeneratedDir, AnotherGlslangThatCompilesTheSameSpirvLeavesTheKernelCurrent) {
+  write_generated(dir, kernel);
+  replace_spirv(dir, kernel.spirv, "glslang 11.9.0");
+  const StoreCheck check = check_generated(dir, hash, {});
+  EXPECT_EQ(check.state, StoreCheck::State::current) << check.problem;
+  EXPECT_EQ(check.warning, "");
+}
+
+TEST_F(GeneratedDir, AllowingOtherGlslangsTakesTheSourcesCompileInPlaceOfTheirSpirvAndWarns) {
+  write_generated(dir, kernel);
+  const std::vector<uint32_t> theirs = marked_by_generator_version(kernel.spirv, 10);
+  replace_spirv(dir, theirs);
+  const StoreCheck check = check_generated(dir, hash, {}, OtherCompiler::recompile);
+  EXPECT_EQ(check.state, StoreCheck::State::current) << check.problem;
+  ASSERT_TRUE(check.kernel);
+  EXPECT_EQ(check.kernel->spirv, kernel.spirv) << "kernel.comp as this glslang compiles it";
+  EXPECT_EQ(read_spirv(dir / "kernel.spv"), theirs) << "the checked-in file is left alone";
+  EXPECT_THAT(check.warning, HasSubstr((dir / "kernel.spv").string() +
+                                       " was compiled by glslang (SPIR-V generator version 10)"));
+  EXPECT_THAT(check.warning, HasSubstr("KERNELGEN_ALLOW_OTHER_GLSLANG=1"));
 }
 
 TEST_F(GeneratedDir, ADirectoryWithoutAManifestIsMissing) {

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "generator/scratch_dir.hpp"
 #include "kernelgen/validation/cases.hpp"
 #include "kernelgen/device.hpp"
 #include "kernelgen/files.hpp"
@@ -27,6 +28,7 @@ namespace kernelgen {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using Clock = std::chrono::steady_clock;
 
 // Seconds. A hung kernel is given kLimit. A kernel that should pass is given kPassLimit: lavapipe validates the
@@ -69,8 +71,66 @@ TEST(IsolatedValidation, PassesACorrectKernelAndHandsBackItsBinary) {
   EXPECT_EQ(binary.grid.text(), declared_grid(spec, relu()).text());
   const auto interface = reflect_spirv(binary.spirv);
   ASSERT_TRUE(interface);
-  EXPECT_EQ(verdict.cases.size(), 10 * validation_sizes(spec, interface->local_size).size());
+  EXPECT_EQ(verdict.cases.size(), case_names().size() * validation_sizes(spec, interface->local_size).size());
   EXPECT_TRUE(no_child_left());
+}
+
+// One worker per device: here the same device twice, as CI has only lavapipe. The passing kernel lists both,
+// and is timed once (by the first).
+TEST(IsolatedValidation, ValidatesOnEveryDeviceListedAndNamesThemAll) {
+  const DeviceInfo selected = Device::describe_selected();
+  IsolationSettings on_two = settings();
+  on_two.devices = {selected, selected};
+  const Verdict verdict = evaluate_isolated(on_two, relu_spec(), relu(), {base_seed_from_environment(), 0});
+  ASSERT_TRUE(verdict.passed()) << describe(verdict);
+  EXPECT_EQ(verdict.devices, (std::vector<std::string>{selected.name, selected.name}));
+  EXPECT_THAT(describe(verdict), HasSubstr("passed on " + selected.name + ", " + selected.name));
+  EXPECT_TRUE(no_child_left());
+}
+
+TEST(IsolatedValidation, ARejectionOnOneOfSeveralDevicesNamesThatDevice) {
+  const DeviceInfo selected = Device::describe_selected();
+  IsolationSettings on_two = settings();
+  on_two.devices = {selected, selected};
+  const std::string wrong = read_file(std::string(KERNELGEN_TEST_KERNELS_DIR) + "/relu_f16_round_trip.comp");
+  const Verdict verdict = evaluate_isolated(on_two, relu_spec(), wrong, {base_seed_from_environment(), 0});
+  EXPECT_EQ(verdict.status, Status::INCORRECT_NUMERICAL) << describe(verdict);
+  EXPECT_EQ(verdict.device, selected.name);
+  EXPECT_THAT(verdict.reason, ::testing::StartsWith("on " + selected.name + ": case "));
+  EXPECT_TRUE(verdict.devices.empty()) << "rejected by the first device, it passed on none";
+}
+
+// The faults a GPU build can meet, through the worker's test hook: each is a verdict naming the device, and
+// the worker process that met it is gone.
+TEST(IsolatedValidation, ALostDeviceIsARuntimeErrorNamingTheDevice) {
+  const test::ScopedEnv fault("KERNELGEN_TEST_WORKER_FAULT", "device_lost");
+  const Verdict verdict = evaluate_isolated(settings(), relu_spec(), relu(), {base_seed_from_environment(), 0});
+  EXPECT_EQ(verdict.status, Status::RUNTIME_ERROR) << describe(verdict);
+  EXPECT_THAT(verdict.reason, HasSubstr("the GPU was lost"));
+  EXPECT_THAT(verdict.reason, HasSubstr("[VK_ERROR_DEVICE_LOST] on " + Device::describe_selected().name));
+  EXPECT_TRUE(no_child_left());
+}
+
+TEST(IsolatedValidation, OutOfDeviceMemoryIsARuntimeErrorSayingWhatTheSizesNeed) {
+  const test::ScopedEnv fault("KERNELGEN_TEST_WORKER_FAULT", "out_of_memory");
+  const Verdict verdict = evaluate_isolated(settings(), relu_spec(), relu(), {base_seed_from_environment(), 0});
+  EXPECT_EQ(verdict.status, Status::RUNTIME_ERROR) << describe(verdict);
+  EXPECT_THAT(verdict.reason, HasSubstr("out of device memory [VK_ERROR_OUT_OF_DEVICE_MEMORY] on "));
+  EXPECT_THAT(verdict.reason, HasSubstr("its largest size validated, batch=385, needs 6307840 bytes of tensors"));
+}
+
+TEST(IsolatedValidation, AKernelWhoseTimingFailsStillPassesUntimedSayingWhy) {
+  const test::ScopedEnv fault("KERNELGEN_TEST_WORKER_FAULT", "timing");
+  const Verdict verdict = evaluate_isolated(settings(), relu_spec(), relu(), {base_seed_from_environment(), 3});
+  EXPECT_TRUE(verdict.passed()) << describe(verdict);
+  EXPECT_FALSE(verdict.timing);
+  EXPECT_THAT(verdict.timing_error, HasSubstr("timing the kernel"));
+  EXPECT_THAT(describe(verdict), HasSubstr("not timed: timing the kernel"));
+}
+
+TEST(IsolatedValidation, AnUnknownFaultHookIsAnErrorNotAVerdict) {
+  const test::ScopedEnv fault("KERNELGEN_TEST_WORKER_FAULT", "meteor");
+  EXPECT_THROW(evaluate_isolated(settings(), relu_spec(), relu(), {1, 0}), std::runtime_error);
 }
 
 // Contract v2 through the worker: the spec's dims travel to the child, and the grid comes back as the
@@ -173,6 +233,30 @@ TEST(IsolatedValidation, AMissingWorkerIsAnErrorNamingIt) {
   } catch (const std::runtime_error& error) {
     EXPECT_THAT(error.what(), HasSubstr("the validation worker /nonexistent/bin/kernelgen cannot be run: No such file"));
   }
+}
+
+// The worker runs untrusted kernels: it gets this process's environment, less every provider key. A stand-in
+// worker prints the variables it was given to stderr, which comes back as the verdict's log.
+TEST(IsolatedValidation, TheWorkerInheritsTheEnvironmentLessTheProviderKeys) {
+  test::ScratchDir dir;
+  const std::filesystem::path worker = dir.path() / "print_environment";
+  write_file_atomic(
+      worker,
+      "#!/bin/sh\n"
+      "env | grep -E '^(OPENAI|ANTHROPIC|KERNELGEN_TEST_SERVICE)_API_KEY=|^KERNELGEN_TEST_KEPT=' >&2\n"
+      "exit 1\n");
+  std::filesystem::permissions(worker, std::filesystem::perms::owner_all);
+  test::ScopedEnv openai("OPENAI_API_KEY", "sk-openai-SECRET");
+  test::ScopedEnv anthropic("ANTHROPIC_API_KEY", "sk-ant-SECRET");
+  test::ScopedEnv other("KERNELGEN_TEST_SERVICE_API_KEY", "sk-other-SECRET");
+  test::ScopedEnv kept("KERNELGEN_TEST_KEPT", "kept");
+
+  const Verdict verdict = evaluate_isolated({worker, kLimit}, relu_spec(), relu(), {1, 0});
+  EXPECT_EQ(verdict.status, Status::RUNTIME_ERROR) << describe(verdict);
+  EXPECT_THAT(verdict.log, HasSubstr("KERNELGEN_TEST_KEPT=kept"));
+  EXPECT_THAT(verdict.log, Not(HasSubstr("SECRET")));
+  EXPECT_THAT(verdict.log, Not(HasSubstr("_API_KEY")));
+  EXPECT_EQ(::getenv("OPENAI_API_KEY"), std::string("sk-openai-SECRET")) << "this process keeps its own";
 }
 
 TEST(IsolatedValidation, AWorkerWithoutTheOpsReferenceIsAnErrorNamingTheOp) {

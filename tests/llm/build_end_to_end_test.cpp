@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +14,8 @@
 #include <string>
 
 #include "fake_llm_server.hpp"
+#include "generator/tampered_spirv.hpp"
+#include "kernelgen/compile.hpp"
 #include "kernelgen/files.hpp"
 #include "kernelgen/record.hpp"
 #include "relu_replies.hpp"
@@ -69,14 +72,16 @@ kernelgen_add_op(relu
   fs::remove(kBuild / "kernelgen" / "relu" / "kernel_data.cpp");
 }
 
-int configure(bool offline, const fs::path& log) {
+// `allow_other_glslang` is always given, as the build tree and its cache outlive a test.
+int configure(bool offline, const fs::path& log, bool allow_other_glslang = false) {
   return run(
       std::string(quoted(KERNELGEN_E2E_CMAKE)) + " -S " + quoted(kProject) + " -B " + quoted(kBuild) +
           " -G " + quoted(KERNELGEN_E2E_GENERATOR) + " -DCMAKE_CXX_COMPILER=" + quoted(KERNELGEN_E2E_CXX) +
           " -DCMAKE_BUILD_TYPE=" KERNELGEN_E2E_BUILD_TYPE
           " -DKERNELGEN_BUILD_CATALOG=OFF -DKERNELGEN_BUILD_TESTS=OFF -DKERNELGEN_BUILD_BENCHMARKS=OFF"
           " -DKERNELGEN_BUILD_OP_TESTS=OFF -DKERNELGEN_MODEL=openai/gpt-4o-mini -DKERNELGEN_CACHE_DIR=" +
-          quoted(kCandidates) + " -DKERNELGEN_OFFLINE=" + (offline ? "ON" : "OFF"),
+          quoted(kCandidates) + " -DKERNELGEN_OFFLINE=" + (offline ? "ON" : "OFF") +
+          " -DKERNELGEN_ALLOW_OTHER_GLSLANG=" + (allow_other_glslang ? "ON" : "OFF"),
       log);
 }
 
@@ -108,6 +113,7 @@ class BuildEndToEnd : public ::testing::Test {
   test::ScopedEnv key_{"OPENAI_API_KEY", kKey.c_str()};
   test::ScopedEnv no_model_{"KERNELGEN_MODEL", nullptr};
   test::ScopedEnv no_record_{"KERNELGEN_RECORD", nullptr};
+  test::ScopedEnv no_other_glslang_{"KERNELGEN_ALLOW_OTHER_GLSLANG", nullptr};
 };
 
 TEST_F(BuildEndToEnd, BuildGeneratesValidatesAndChecksInTheKernelFromTheModel) {
@@ -174,6 +180,46 @@ TEST_F(BuildEndToEnd, OfflineBuildWithALiveModelAndNoKernelFailsSayingHowToGener
                             HasSubstr("kernelgen_regenerate_relu"), Not(HasSubstr(kKey))));
   EXPECT_FALSE(fs::exists(kProject / "generated" / "relu"));
   EXPECT_EQ(server_.request_count(), 0u);
+}
+
+// Source and binary agree: a kernel.spv that kernel.comp does not compile to fails the build, however well its
+// hash was updated. One that another glslang compiled fails saying so, and is built from kernel.comp where
+// KERNELGEN_ALLOW_OTHER_GLSLANG allows it.
+TEST_F(BuildEndToEnd, AKernelSpvThatItsKernelCompDoesNotCompileToFailsTheBuild) {
+  server_.enqueue(test::openai_reply(fenced(kReluKernel), {1500, 300}, "stop", "gpt-4o-mini"));
+  server_.enqueue(test::openai_reply(fenced(kLeakyReluKernel), {1500, 300}, "stop", "gpt-4o-mini"));
+  const fs::path log = kWork / "source_and_binary.log";
+  ASSERT_EQ(configure(false, log), 0) << read_file(log);
+  ASSERT_EQ(build(log), 0) << read_file(log);
+  const fs::path generated = kProject / "generated" / "relu";
+  const std::vector<uint32_t> checked_in = read_spirv(generated / "kernel.spv");
+  EXPECT_EQ(json::parse(read_file(generated / "manifest.json"))["kernel"]["compiler"], compiler_version());
+
+  // Offline from here on, so that nothing is regenerated.
+  ASSERT_EQ(configure(true, log), 0) << read_file(log);
+  test::replace_spirv(generated, compile_glsl(kLeakyReluKernel).spirv);
+  EXPECT_NE(build(log), 0);
+  EXPECT_THAT(read_file(log), HasSubstr((generated / "kernel.spv").string() + " is not what " +
+                                        (generated / "kernel.comp").string() + " compiles to"));
+
+  // The same source as another glslang would compile it, and its manifest record it.
+  const std::vector<uint32_t> theirs = test::marked_by_generator_version(checked_in, 10);
+  test::replace_spirv(generated, theirs, "glslang 11.9.0");
+  EXPECT_NE(build(log), 0);
+  EXPECT_THAT(read_file(log), AllOf(HasSubstr((generated / "kernel.spv").string() + " was compiled by glslang "
+                                              "11.9.0, and this kernelgen's " + compiler_version()),
+                                    HasSubstr("KERNELGEN_ALLOW_OTHER_GLSLANG=1"), Not(HasSubstr("is not what"))));
+
+  ASSERT_EQ(configure(true, log, true), 0) << read_file(log);
+  ASSERT_EQ(build(log), 0) << read_file(log);
+  EXPECT_THAT(read_file(log),
+              HasSubstr("warning: " + (generated / "kernel.spv").string() + " was compiled by glslang 11.9.0"));
+  char header[64];
+  std::snprintf(header, sizeof header, "0x%08x, 0x%08x, 0x%08x,", checked_in[0], checked_in[1], checked_in[2]);
+  EXPECT_THAT(read_file(kBuild / "kernelgen" / "relu" / "kernel_data.cpp"), HasSubstr(header))
+      << "the wrapper holds kernel.comp as this glslang compiles it";
+  EXPECT_EQ(read_spirv(generated / "kernel.spv"), theirs) << "the checked-in kernel.spv is left as it is";
+  EXPECT_EQ(server_.request_count(), 2u);
 }
 
 }  // namespace

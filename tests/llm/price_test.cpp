@@ -56,6 +56,24 @@ TEST(Price, UnknownModelHasUnknownCost) {
   EXPECT_EQ(cost_usd({}, "openai/gpt-4o", {10, 10, 0}), std::nullopt);
 }
 
+TEST(Price, BudgetForAnUnpricedModelIsAnErrorNamingTheModelTheTableAndTheFix) {
+  try {
+    require_price_for_budget(shipped_prices(), "openai/qwen2.5-coder", 0.5);
+    FAIL() << "a budget was accepted for a model without a price";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_THAT(error.what(),
+                AllOf(HasSubstr("BUDGET_USD 0.5"), HasSubstr("no price for openai/qwen2.5-coder"),
+                      HasSubstr("KERNELGEN_PRICES"), HasSubstr("generator/prices.json"),
+                      HasSubstr(R"("openai/qwen2.5-coder": {"input")"), HasSubstr("drop BUDGET_USD")));
+  }
+}
+
+TEST(Price, BudgetForAPricedModelOrNoBudgetIsFine) {
+  EXPECT_NO_THROW(require_price_for_budget(shipped_prices(), "openai/gpt-4o", 0.5));
+  EXPECT_NO_THROW(require_price_for_budget({{"openai/local", {0, 0}}}, "openai/local", 0.5));
+  EXPECT_NO_THROW(require_price_for_budget(shipped_prices(), "openai/qwen2.5-coder", 0));
+}
+
 TEST(Price, ParsesATable) {
   const PriceTable table = parse_prices(R"({"models": {"openai/local": {"input": 0, "output": 0.5}}})");
   ASSERT_EQ(table.size(), 1u);

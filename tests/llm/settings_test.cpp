@@ -70,19 +70,19 @@ TEST(Settings, DotenvReadsCrlfLines) {
 
 TEST(Settings, ExplicitWinsOverEnvironmentWhichWinsOverDotenv) {
   SettingSources sources;
-  sources.explicit_values = {{"OPENAI_BASE_URL", "http://explicit/v1"}};
+  sources.explicit_values = {{"OPENAI_BASE_URL", "https://explicit/v1"}};
   sources.environment =
-      environment({{"OPENAI_BASE_URL", "http://environment/v1"}, {"OPENAI_API_KEY", "sk-env"}});
-  sources.dotenv = {{"OPENAI_BASE_URL", "http://dotenv/v1"},
+      environment({{"OPENAI_BASE_URL", "https://environment/v1"}, {"OPENAI_API_KEY", "sk-env"}});
+  sources.dotenv = {{"OPENAI_BASE_URL", "https://dotenv/v1"},
                     {"OPENAI_API_KEY", "sk-dotenv"},
                     {"KERNELGEN_MODEL", "openai/from-dotenv"}};
-  EXPECT_EQ(sources.get("OPENAI_BASE_URL"), "http://explicit/v1");
+  EXPECT_EQ(sources.get("OPENAI_BASE_URL"), "https://explicit/v1");
   EXPECT_EQ(sources.get("OPENAI_API_KEY"), "sk-env");
   EXPECT_EQ(sources.get("KERNELGEN_MODEL"), "openai/from-dotenv");
   EXPECT_EQ(sources.get("ANTHROPIC_API_KEY"), std::nullopt);
 
   const ProviderSettings settings = resolve_settings("openai/gpt-4o", sources);
-  EXPECT_EQ(settings.base_url, "http://explicit/v1");
+  EXPECT_EQ(settings.base_url, "https://explicit/v1");
   EXPECT_EQ(settings.api_key, "sk-env");
 }
 
@@ -129,6 +129,71 @@ TEST(Settings, LocalBaseUrlNeedsNoKey) {
   EXPECT_EQ(settings.base_url, "http://localhost:11434/v1");
   EXPECT_EQ(settings.model, "qwen2.5-coder");
   EXPECT_EQ(settings.api_key, "");
+}
+
+// A provider's key and the base URL it would travel to.
+SettingSources key_and_url(const std::string& prefix, const std::string& base_url) {
+  SettingSources sources;
+  sources.environment =
+      environment({{prefix + "_API_KEY", "sk-wire-SECRET"}, {prefix + "_BASE_URL", base_url}});
+  return sources;
+}
+
+TEST(Settings, KeyTravelsOverHttpsOrToAServerOnThisMachine) {
+  for (const std::string url :
+       {"https://gateway.example.com/v1", "HTTPS://gateway.example.com/v1", "http://127.0.0.1:8080/v1",
+        "http://127.7.0.3/v1", "http://localhost:11434/v1", "http://LocalHost/v1", "http://[::1]:8000/v1"}) {
+    SCOPED_TRACE(url);
+    EXPECT_EQ(resolve_settings("openai/gpt-4o", key_and_url("OPENAI", url)).api_key, "sk-wire-SECRET");
+  }
+}
+
+TEST(Settings, KeyOverPlainHttpToAnotherHostIsRefusedNamingTheUrlSettingAndTheFix) {
+  for (const std::string url :
+       {"http://gateway.example.com/v1", "http://10.0.0.7:8000/v1", "http://127.0.0.1.example.com/v1",
+        "http://localhost.example.com/v1", "http://[::2]/v1", "ftp://gateway.example.com/v1"}) {
+    SCOPED_TRACE(url);
+    EXPECT_THAT(resolve_error("openai/gpt-4o", key_and_url("OPENAI", url)),
+                AllOf(HasSubstr("OPENAI_BASE_URL=" + url), HasSubstr("OPENAI_API_KEY unencrypted"),
+                      HasSubstr("https://"), HasSubstr("KERNELGEN_ALLOW_INSECURE_HTTP=1"),
+                      Not(HasSubstr("sk-wire-SECRET"))));
+  }
+  EXPECT_THAT(
+      resolve_error("anthropic/claude-sonnet-4-5", key_and_url("ANTHROPIC", "http://gateway.example.com")),
+      AllOf(HasSubstr("ANTHROPIC_BASE_URL=http://gateway.example.com"), HasSubstr("ANTHROPIC_API_KEY")));
+}
+
+// libcurl sends a URL without a scheme over plain http.
+TEST(Settings, BaseUrlWithoutASchemeCountsAsPlainHttp) {
+  EXPECT_THAT(resolve_error("openai/gpt-4o", key_and_url("OPENAI", "gateway.example.com/v1")),
+              HasSubstr("OPENAI_API_KEY unencrypted (http) to gateway.example.com"));
+}
+
+TEST(Settings, BaseUrlThatIsNoUrlIsAnErrorWhenAKeyWouldGoThere) {
+  EXPECT_THAT(resolve_error("openai/gpt-4o", key_and_url("OPENAI", "http://")),
+              AllOf(HasSubstr("OPENAI_BASE_URL=http://"), HasSubstr("is not a URL")));
+}
+
+TEST(Settings, InsecureHttpOptInLetsTheKeyTravelOverPlainHttp) {
+  SettingSources sources = key_and_url("OPENAI", "http://gpu-box.lan:8000/v1");
+  sources.dotenv = {{"KERNELGEN_ALLOW_INSECURE_HTTP", "1"}};
+  EXPECT_EQ(resolve_settings("openai/gpt-4o", sources).api_key, "sk-wire-SECRET");
+  sources.dotenv = {{"KERNELGEN_ALLOW_INSECURE_HTTP", "0"}};
+  EXPECT_THAT(resolve_error("openai/gpt-4o", sources), HasSubstr("KERNELGEN_ALLOW_INSECURE_HTTP=1"));
+}
+
+TEST(Settings, PlainHttpWithoutAKeyIsAllowedAnywhere) {
+  SettingSources sources;
+  sources.environment = environment({{"OPENAI_BASE_URL", "http://gpu-box.lan:8000/v1"}});
+  EXPECT_EQ(resolve_settings("openai/qwen2.5-coder", sources).base_url, "http://gpu-box.lan:8000/v1");
+}
+
+TEST(Settings, EveryApiKeyIsASecretAndNothingElse) {
+  for (const char* name : {"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "MISTRAL_API_KEY"})
+    EXPECT_TRUE(is_secret_setting(name)) << name;
+  for (const char* name : {"OPENAI_BASE_URL", "KERNELGEN_MODEL", "KERNELGEN_ALLOW_INSECURE_HTTP",
+                           "API_KEY_FILE", "_API_KEY_HINT"})
+    EXPECT_FALSE(is_secret_setting(name)) << name;
 }
 
 TEST(Settings, UnknownProviderIsAnErrorListingTheKnownOnes) {

@@ -15,4 +15,12 @@ struct Compilation {
 // ordinary outcome (ok = false, log says why), not an exception.
 Compilation compile_glsl(const std::string& source);
 
+// This build's glslang as a manifest records it, e.g. "glslang 12.0.0". Another version may compile the same
+// source to other SPIR-V.
+std::string compiler_version();
+
+// What compile_glsl writes into word 2 of the SPIR-V header: glslang's tool id (8) in the high 16 bits and
+// the version of its SPIR-V generator in the low 16.
+uint32_t spirv_generator_word();
+
 }  // namespace kernelgen

@@ -25,6 +25,8 @@ struct Manifest {
   std::string dispatch;      // the grid of kernel.comp's dispatch line, "x y z", expressions over the dims
   std::vector<std::string> dims;  // the op's dim names, in push-constant order
   std::array<uint32_t, 3> local_size{};
+  // What compiled kernel.spv, e.g. "glslang 12.0.0"; empty in manifests written before it was recorded.
+  std::string compiler;
   nlohmann::json validation;  // status, seed, device, per-case errors
   nlohmann::json timing;      // null or the Timing of the accepted kernel
   nlohmann::json search;      // candidates, usage and cost of the search that produced it
@@ -47,12 +49,22 @@ struct GeneratedKernel {
 struct StoreCheck {
   enum class State { missing, corrupt, stale, current } state = State::missing;
   std::string problem;  // for anything but current: what is wrong, in one line
+  std::string warning;  // for a current kernel: what the build must still say about it, or empty
   std::optional<GeneratedKernel> kernel;
 };
 
+// Source and binary agree: kernel.comp, compiled as every candidate is, must give exactly kernel.spv, or the
+// kernel is corrupt. Where kernel.spv comes from another glslang (the manifest records another version or, in
+// a manifest from before that was recorded, the SPIR-V header names another generator), nothing here can show
+// that it is kernel.comp's: by default that kernel is corrupt too, with a message that says so; with
+// `recompile` (KERNELGEN_ALLOW_OTHER_GLSLANG=1) it is current, with kernel.comp as this glslang compiles it in
+// place of kernel.spv, and a warning.
+enum class OtherCompiler { corrupt, recompile };
+
 // `dims`: the op's dim names, which kernel.comp's dispatch line may use.
 StoreCheck check_generated(const std::filesystem::path& directory, const std::string& spec_hash,
-                           std::span<const std::string> dims);
+                           std::span<const std::string> dims,
+                           OtherCompiler other_compiler = OtherCompiler::corrupt);
 
 // Replaces generated/<op>/ as a whole: the files are written to a sibling directory and swapped in with one
 // rename, so a crash leaves the old kernel or the new one, never a mix.

@@ -44,6 +44,7 @@ struct SearchConfig {
   PriceTable prices;
   uint64_t base_seed = 0;
   int timing_runs = 31;
+  int stress_runs = kDefaultStressRuns;  // see ValidationOptions
   IsolationSettings isolation;  // each candidate is validated in a child process, on a device of its own
   std::function<void(const SearchProgress&)> on_progress;
 };

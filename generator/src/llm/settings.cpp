@@ -1,7 +1,13 @@
 #include "kernelgen/llm/settings.hpp"
 
+#include <arpa/inet.h>
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 
@@ -45,6 +51,10 @@ std::optional<std::string> SettingSources::get(const std::string& name) const {
   return std::nullopt;
 }
 
+bool is_secret_setting(std::string_view name) {
+  return name.ends_with("_API_KEY");
+}
+
 std::optional<std::string> process_environment(const std::string& name) {
   const char* value = std::getenv(name.c_str());
   if (!value) return std::nullopt;
@@ -65,6 +75,55 @@ double positive_number(const std::string& name, const std::string& text, bool in
       (integer && (value != std::floor(value) || value > 1e9)))
     throw std::invalid_argument(name + "=" + text + " is not a positive " + (integer ? "integer" : "number"));
   return value;
+}
+
+struct UrlParts {
+  std::string scheme;
+  std::string host;
+};
+
+// The scheme and host, lower-case, as libcurl will read the URL: one without a scheme is http to it.
+std::optional<UrlParts> url_parts(const std::string& url) {
+  const std::unique_ptr<CURLU, decltype(&curl_url_cleanup)> handle(curl_url(), curl_url_cleanup);
+  if (!handle || curl_url_set(handle.get(), CURLUPART_URL, url.c_str(), CURLU_GUESS_SCHEME) != CURLUE_OK)
+    return std::nullopt;
+  UrlParts parts;
+  for (auto [part, text] :
+       {std::pair{CURLUPART_SCHEME, &parts.scheme}, std::pair{CURLUPART_HOST, &parts.host}}) {
+    char* value = nullptr;
+    if (curl_url_get(handle.get(), part, &value, 0) != CURLUE_OK) return std::nullopt;
+    *text = value;
+    curl_free(value);
+    std::transform(text->begin(), text->end(), text->begin(),
+                   [](unsigned char c) { return std::tolower(c); });
+  }
+  return parts;
+}
+
+// A host whose traffic never leaves this machine. libcurl resolves "localhost" itself, to loopback.
+bool is_loopback(std::string host) {
+  if (host == "localhost") return true;
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  in_addr v4{};
+  if (::inet_pton(AF_INET, host.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+  in6_addr v6{};
+  return ::inet_pton(AF_INET6, host.c_str(), &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6);
+}
+
+// Every machine between here and a plain-http server can read the key; only a server on this machine may get
+// it unencrypted, unless the user opts in.
+void require_key_encrypted_on_the_wire(const std::string& prefix, const ProviderSettings& settings,
+                                       const SettingSources& sources) {
+  if (settings.api_key.empty() || settings.base_url.empty()) return;
+  if (sources.get("KERNELGEN_ALLOW_INSECURE_HTTP") == "1") return;
+  const std::string setting = prefix + "_BASE_URL=" + settings.base_url;
+  const auto url = url_parts(settings.base_url);
+  if (!url) throw std::invalid_argument(setting + " is not a URL; write e.g. https://<host>/v1");
+  if (url->scheme == "https" || is_loopback(url->host)) return;
+  throw std::invalid_argument(
+      setting + " would send " + prefix + "_API_KEY unencrypted (" + url->scheme + ") to " + url->host +
+      ". Use https://, or a server on this machine (localhost, 127.0.0.1, [::1]); to send the key over plain "
+      "http anyway, set KERNELGEN_ALLOW_INSECURE_HTTP=1 in the environment or .env");
 }
 
 }  // namespace
@@ -97,6 +156,7 @@ ProviderSettings resolve_settings(const std::string& model, const SettingSources
     throw std::invalid_argument("model " + model + " needs " + prefix +
                                 "_API_KEY: set it in the environment or in a .env file (never in CMake arguments, "
                                 "which are stored in CMakeCache.txt)");
+  require_key_encrypted_on_the_wire(prefix, settings, sources);
   if (auto tokens = sources.get("KERNELGEN_MAX_OUTPUT_TOKENS"))
     settings.max_output_tokens =
         static_cast<int>(positive_number("KERNELGEN_MAX_OUTPUT_TOKENS", *tokens, true));

@@ -1,8 +1,10 @@
 #include "kernelgen/validation/cases.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <random>
 #include <stdexcept>
 
@@ -10,8 +12,10 @@ namespace kernelgen {
 
 namespace {
 
-const char* const kCaseNames[] = {"uniform", "normal", "sparse",       "large", "tiny",
-                                  "zeros",   "ones",   "extremes", "checkerboard", "ramp"};
+// New cases go at the end: a case's seed derives from its position.
+const char* const kCaseNames[] = {"uniform", "normal",       "sparse", "large", "tiny",      "zeros",
+                                  "ones",    "extremes",     "checkerboard", "ramp", "mixed", "subnormal",
+                                  "nonfinite"};
 
 uint64_t splitmix64(uint64_t x) {
   x += 0x9e3779b97f4a7c15ull;
@@ -35,7 +39,9 @@ double checkerboard_sign(const Pattern& p, int64_t i) {
   return (row + column) % 2 ? -1.0 : 1.0;
 }
 
-double float_value(const Pattern& p, int64_t i, int64_t count, std::mt19937_64& rng) {
+// `tiniest` and `smallest_normal`: the dtype's smallest subnormal and normal values.
+double float_value(const Pattern& p, int64_t i, int64_t count, double tiniest, double smallest_normal,
+                   std::mt19937_64& rng) {
   const std::string& kind = p.kind;
   if (kind == "uniform") return std::uniform_real_distribution<float>(-1.0f, 1.0f)(rng);
   if (kind == "normal") return std::normal_distribution<float>(0.0f, 1.0f)(rng);
@@ -49,6 +55,29 @@ double float_value(const Pattern& p, int64_t i, int64_t count, std::mt19937_64& 
   if (kind == "ones") return 1.0;
   if (kind == "extremes") return i % 2 ? -kFloatExtreme : kFloatExtreme;
   if (kind == "checkerboard") return checkerboard_sign(p, i);
+  if (kind == "mixed") {
+    // Magnitudes from 1e-3 to 1e4 side by side, either sign: an error on the large elements must not hide.
+    const double magnitude = std::pow(10.0, std::uniform_real_distribution<double>(-3.0, 4.0)(rng));
+    return std::bernoulli_distribution(0.5)(rng) ? -magnitude : magnitude;
+  }
+  if (kind == "subnormal") {
+    // A quarter subnormal (of the tensor's dtype), some -0.0, the rest normal(0, 1).
+    const double draw = std::uniform_real_distribution<double>(0.0, 1.0)(rng);
+    if (draw < 0.25) {
+      const double value = std::uniform_real_distribution<double>(tiniest, smallest_normal)(rng);
+      return std::bernoulli_distribution(0.5)(rng) ? -value : value;
+    }
+    if (draw < 0.3) return -0.0;
+    return std::normal_distribution<double>(0.0, 1.0)(rng);
+  }
+  if (kind == "nonfinite") {
+    // About one element in 64 NaN, +Inf, -Inf or -0.0; the rest normal(0, 1).
+    if (std::bernoulli_distribution(1.0 / 64)(rng)) {
+      const double specials[] = {std::nan(""), HUGE_VAL, -HUGE_VAL, -0.0};
+      return specials[std::uniform_int_distribution<int>(0, 3)(rng)];
+    }
+    return std::normal_distribution<double>(0.0, 1.0)(rng);
+  }
   // ramp: every element distinct and exact in f32, negative half first.
   return static_cast<double>(i - count / 2);
 }
@@ -72,6 +101,8 @@ double integer_value(const Pattern& p, int64_t i, int64_t count, double low, dou
   if (kind == "ones") return 1.0;
   if (kind == "extremes") return i % 2 ? low : high;
   if (kind == "checkerboard") return low < 0 ? checkerboard_sign(p, i) : (checkerboard_sign(p, i) + 1) / 2;
+  if (kind == "mixed") return i % 2 ? uniform(low, high) : uniform(small_low, std::min(high, 100.0));
+  if (kind == "subnormal" || kind == "nonfinite") return uniform(small_low, std::min(high, 100.0));
   // ramp: distinct where the range allows, wrapped into it.
   const double span = high - low + 1;
   const double offset = static_cast<double>(low < 0 ? i - count / 2 : i);
@@ -101,6 +132,9 @@ HostTensor fill(const std::string& kind, const TensorSpec& tensor, const DimValu
   const Pattern pattern{kind, values.shape.back(),
                         values.shape.size() >= 2 ? values.shape[values.shape.size() - 2] : int64_t{1}};
   const bool is_float = dtype_info(tensor.dtype).kind == DTypeKind::Float;
+  const bool half = dtype_bytes(tensor.dtype) == 2;
+  const double tiniest = half ? 5.9604644775390625e-08 : std::numeric_limits<float>::denorm_min();
+  const double smallest_normal = half ? 6.103515625e-05 : std::numeric_limits<float>::min();
   const double low = lowest_value(tensor.dtype), high = highest_value(tensor.dtype);
   const int64_t bound = tensor.index_of ? tensor.index_of->symbolic()
                                               ? dims.at(static_cast<size_t>(tensor.index_of->dim_index))
@@ -108,7 +142,7 @@ HostTensor fill(const std::string& kind, const TensorSpec& tensor, const DimValu
                                         : 0;
   for (int64_t i = 0; i < count; ++i) {
     const double value = tensor.index_of ? index_value(pattern, i, bound, rng)
-                         : is_float      ? float_value(pattern, i, count, rng)
+                         : is_float      ? float_value(pattern, i, count, tiniest, smallest_normal, rng)
                                          : integer_value(pattern, i, count, low, high, rng);
     values.set(i, value);
   }
@@ -133,10 +167,25 @@ TestCase make_case(const OpSpec& spec, const std::string& name, uint64_t base_se
   return test_case;
 }
 
+std::span<const char* const> case_names() { return kCaseNames; }
+
 std::vector<TestCase> make_cases(const OpSpec& spec, uint64_t base_seed, const DimValues& dims) {
   std::vector<TestCase> cases;
   for (const char* name : kCaseNames) cases.push_back(make_case(spec, name, base_seed, dims));
   return cases;
+}
+
+int stress_runs_from_environment() {
+  const char* text = std::getenv("KERNELGEN_STRESS_RUNS");
+  if (!text || !*text) return kDefaultStressRuns;
+  char* end = nullptr;
+  errno = 0;
+  const long runs = std::strtol(text, &end, 10);
+  if (*end != '\0' || errno != 0 || runs < 0 || runs > 100000)
+    throw std::invalid_argument(std::string("KERNELGEN_STRESS_RUNS='") + text +
+                                "' is not a count of runs from 0 to 100000; unset it for the default of " +
+                                std::to_string(kDefaultStressRuns));
+  return static_cast<int>(runs);
 }
 
 uint64_t base_seed_from_environment() {

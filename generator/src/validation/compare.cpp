@@ -10,27 +10,29 @@ namespace kernelgen {
 
 namespace {
 
-// `got(i)` and `expected(i)` give element i as a number; `got_size` elements of got exist.
-template <class Got, class Expected>
-Comparison compare(size_t size, size_t got_size, Got got, Expected expected, double atol, double rtol) {
+// `got(i)`, `expected(i)` and `magnitude(i)` give element i as a number; `got_size` elements of got exist.
+template <class Got, class Expected, class Magnitude>
+Comparison compare(size_t size, size_t got_size, Got got, Expected expected, Magnitude magnitude, double atol,
+                   double rtol, NanRule nan) {
   Comparison result;
   result.elements = static_cast<int64_t>(size);
-  double scale = 0;
-  for (size_t i = 0; i < size; ++i)
-    if (std::isfinite(expected(i))) scale = std::max(scale, std::fabs(expected(i)));
-  if (scale == 0) scale = 1;
-
   for (size_t i = 0; i < size; ++i) {
     const double want = expected(i);
     const double have = i < got_size ? got(i) : std::nan("");
+    double allowed = 0;
     bool match;
-    if (std::isnan(want) || std::isnan(have)) {
-      match = std::isnan(want) && std::isnan(have);
+    if (std::isnan(want)) {
+      match = std::isnan(have) || nan == NanRule::free_where_reference_is_nan;
+    } else if (std::isnan(have)) {
+      match = false;
     } else if (std::isinf(want) || std::isinf(have)) {
       match = want == have;
     } else {
+      const double terms = magnitude(i);
+      const double scale = std::isfinite(terms) ? std::max(std::fabs(want), std::fabs(terms)) : std::fabs(want);
+      allowed = atol + rtol * scale;
       const double error = std::fabs(have - want);
-      match = error <= atol * scale + rtol * std::fabs(want);
+      match = error <= allowed;
       result.max_abs_error = std::max(result.max_abs_error, error);
       if (want != 0) result.max_rel_error = std::max(result.max_rel_error, error / std::fabs(want));
     }
@@ -39,6 +41,7 @@ Comparison compare(size_t size, size_t got_size, Got got, Expected expected, dou
         result.first_mismatch = static_cast<int64_t>(i);
         result.got_at_first = have;
         result.expected_at_first = want;
+        result.allowed_at_first = allowed;
       }
       ++result.mismatches;
     }
@@ -48,17 +51,23 @@ Comparison compare(size_t size, size_t got_size, Got got, Expected expected, dou
 
 }  // namespace
 
-Comparison compare_outputs(std::span<const float> got, std::span<const float> expected, double atol, double rtol) {
+Comparison compare_outputs(std::span<const float> got, std::span<const float> expected, double atol, double rtol,
+                           std::span<const float> magnitude) {
   return compare(
       expected.size(), got.size(), [&](size_t i) { return static_cast<double>(got[i]); },
-      [&](size_t i) { return static_cast<double>(expected[i]); }, atol, rtol);
+      [&](size_t i) { return static_cast<double>(expected[i]); },
+      [&](size_t i) { return i < magnitude.size() ? static_cast<double>(magnitude[i]) : 0.0; }, atol, rtol,
+      NanRule::must_match);
 }
 
-Comparison compare_outputs(const HostTensor& got, const HostTensor& expected, double atol, double rtol) {
+Comparison compare_outputs(const HostTensor& got, const HostTensor& expected, double atol, double rtol,
+                           const HostTensor* magnitude, NanRule nan) {
+  const bool has_magnitude = magnitude && magnitude->elements() == expected.elements();
   return compare(
       static_cast<size_t>(expected.elements()), got.dtype == expected.dtype ? static_cast<size_t>(got.elements()) : 0,
       [&](size_t i) { return got.value(static_cast<int64_t>(i)); },
-      [&](size_t i) { return expected.value(static_cast<int64_t>(i)); }, atol, rtol);
+      [&](size_t i) { return expected.value(static_cast<int64_t>(i)); },
+      [&](size_t i) { return has_magnitude ? magnitude->value(static_cast<int64_t>(i)) : 0.0; }, atol, rtol, nan);
 }
 
 nlohmann::json json_number(double value) {
@@ -83,6 +92,7 @@ void to_json(nlohmann::json& json, const Comparison& c) {
           {"first_mismatch", c.first_mismatch},
           {"got_at_first", json_number(c.got_at_first)},
           {"expected_at_first", json_number(c.expected_at_first)},
+          {"allowed_at_first", json_number(c.allowed_at_first)},
           {"max_abs_error", json_number(c.max_abs_error)},
           {"max_rel_error", json_number(c.max_rel_error)}};
 }
@@ -93,6 +103,8 @@ void from_json(const nlohmann::json& json, Comparison& c) {
   c.first_mismatch = json.at("first_mismatch").get<int64_t>();
   c.got_at_first = number_from_json(json.at("got_at_first"));
   c.expected_at_first = number_from_json(json.at("expected_at_first"));
+  // Records written before the per-element bound have no allowed_at_first.
+  c.allowed_at_first = json.contains("allowed_at_first") ? number_from_json(json.at("allowed_at_first")) : 0.0;
   c.max_abs_error = number_from_json(json.at("max_abs_error"));
   c.max_rel_error = number_from_json(json.at("max_rel_error"));
 }

@@ -19,9 +19,11 @@
 #include <iostream>
 #include <iterator>
 #include <nlohmann/json.hpp>
+#include <vulkan/vulkan.h>
 #include <stdexcept>
 
 #include "kernelgen/device.hpp"
+#include "kernelgen/llm/settings.hpp"
 #include "kernelgen/validation/evaluate.hpp"
 #include "kernelgen/reference_types.hpp"
 
@@ -106,6 +108,18 @@ int request_fd(const std::string& bytes) {
   return fd;
 }
 
+// This process's environment less the provider keys: the worker runs untrusted kernels and asks no model.
+// The entries stay environ's own; the vector only lists those the child gets, null-terminated.
+std::vector<char*> worker_environment() {
+  std::vector<char*> kept;
+  for (char** entry = environ; *entry; ++entry) {
+    const std::string_view variable = *entry;
+    if (!llm::is_secret_setting(variable.substr(0, variable.find('=')))) kept.push_back(*entry);
+  }
+  kept.push_back(nullptr);
+  return kept;
+}
+
 // The child's exit, its stdout and the tail of its stderr.
 struct ChildRun {
   bool timed_out = false;
@@ -141,7 +155,8 @@ ChildRun run_child(const std::filesystem::path& tool, const std::string& request
   const std::string program = tool.string();
   char* argv[] = {const_cast<char*>(program.c_str()), const_cast<char*>("validate-worker"), nullptr};
   pid_t pid = 0;
-  const int spawned = ::posix_spawn(&pid, program.c_str(), &actions, &attributes, argv, environ);
+  std::vector<char*> environment = worker_environment();
+  const int spawned = ::posix_spawn(&pid, program.c_str(), &actions, &attributes, argv, environment.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
   ::close(input);
@@ -215,16 +230,20 @@ double validation_timeout(const std::optional<std::string>& setting) {
   return seconds;
 }
 
-Verdict evaluate_isolated(const IsolationSettings& settings, const OpSpec& spec, const std::string& glsl,
-                          const ValidationOptions& options, KernelBinary* binary) {
-  const std::filesystem::path tool = settings.tool.empty() ? own_executable() : settings.tool;
-  if (::access(tool.c_str(), X_OK) != 0)
-    throw std::runtime_error("the validation worker " + tool.string() + " cannot be run: " + std::strerror(errno) +
-                             "; it is the kernelgen tool (`kernelgen validate-worker`)");
-  const json request = {{"spec", to_json(spec)},
-                        {"glsl", glsl},
-                        {"base_seed", options.base_seed},
-                        {"timing_runs", options.timing_runs}};
+namespace {
+
+// One worker on one device (nullopt: the worker's own choice).
+Verdict evaluate_on_worker(const std::filesystem::path& tool, double timeout_s, const OpSpec& spec,
+                           const std::string& glsl, const ValidationOptions& options,
+                           std::optional<uint32_t> device_index, KernelBinary* binary) {
+  json request = {{"spec", to_json(spec)},
+                  {"glsl", glsl},
+                  {"base_seed", options.base_seed},
+                  {"timing_runs", options.timing_runs},
+                  {"stress_runs", options.stress_runs}};
+  if (device_index) request["device"] = *device_index;
+  IsolationSettings settings;
+  settings.timeout_s = timeout_s;
   const ChildRun run = run_child(tool, request.dump(), settings.timeout_s);
 
   WorkerAnswer answer;
@@ -263,6 +282,39 @@ Verdict evaluate_isolated(const IsolationSettings& settings, const OpSpec& spec,
   return verdict;
 }
 
+}  // namespace
+
+Verdict evaluate_isolated(const IsolationSettings& settings, const OpSpec& spec, const std::string& glsl,
+                          const ValidationOptions& options, KernelBinary* binary) {
+  const std::filesystem::path tool = settings.tool.empty() ? own_executable() : settings.tool;
+  if (::access(tool.c_str(), X_OK) != 0)
+    throw std::runtime_error("the validation worker " + tool.string() + " cannot be run: " + std::strerror(errno) +
+                             "; it is the kernelgen tool (`kernelgen validate-worker`)");
+  if (settings.devices.empty())
+    return evaluate_on_worker(tool, settings.timeout_s, spec, glsl, options, std::nullopt, binary);
+
+  std::optional<Verdict> first;
+  std::vector<std::string> passed_on;
+  for (size_t d = 0; d < settings.devices.size(); ++d) {
+    const DeviceInfo& device = settings.devices[d];
+    ValidationOptions on_this = options;
+    if (d > 0) on_this.timing_runs = 0;  // timed on the first device only
+    KernelBinary compiled;
+    Verdict verdict = evaluate_on_worker(tool, settings.timeout_s, spec, glsl, on_this, device.index, &compiled);
+    if (binary && d == 0) *binary = compiled;
+    if (!verdict.passed()) {
+      if (verdict.device.empty()) verdict.device = device.name;
+      if (settings.devices.size() > 1) verdict.reason = "on " + verdict.device + ": " + verdict.reason;
+      verdict.devices = passed_on;
+      return verdict;
+    }
+    passed_on.push_back(verdict.device.empty() ? device.name : verdict.device);
+    if (!first) first = std::move(verdict);
+  }
+  first->devices = passed_on;
+  return *first;
+}
+
 namespace {
 
 // The worker's answers go to the stdout it was started with; its fd 1 then points at stderr, so whatever a
@@ -287,6 +339,21 @@ class AnswerChannel {
 
 }  // namespace
 
+namespace {
+
+// The worker's fault hook: KERNELGEN_TEST_WORKER_FAULT=device_lost, out_of_memory or timing.
+int test_fault_from_environment() {
+  const char* hook = std::getenv("KERNELGEN_TEST_WORKER_FAULT");
+  if (!hook || !*hook) return 0;
+  if (std::strcmp(hook, "device_lost") == 0) return VK_ERROR_DEVICE_LOST;
+  if (std::strcmp(hook, "out_of_memory") == 0) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  if (std::strcmp(hook, "timing") == 0) return kTimingFault;
+  throw std::runtime_error(std::string("KERNELGEN_TEST_WORKER_FAULT='") + hook +
+                           "': expected device_lost, out_of_memory or timing");
+}
+
+}  // namespace
+
 int run_validation_worker() {
   // A worker whose parent died (killed by a build that was interrupted) must not spin on a kernel forever.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -296,14 +363,18 @@ int run_validation_worker() {
     if (const char* hook = std::getenv("KERNELGEN_TEST_WORKER_ABORT"); hook && std::strcmp(hook, "1") == 0)
       std::abort();
     const OpSpec spec = parse_op_spec(request.at("spec"));
-    const ValidationOptions options{request.at("base_seed").get<uint64_t>(), request.at("timing_runs").get<int>()};
+    ValidationOptions options{request.at("base_seed").get<uint64_t>(), request.at("timing_runs").get<int>(),
+                              request.value("stress_runs", kDefaultStressRuns)};
+    options.test_fault = test_fault_from_environment();
     const ReferenceFunction reference = find_reference(spec.name);
     if (!reference) {
       channel.send({{"error", "op '" + spec.name + "' has no reference linked into " +
                                   std::filesystem::read_symlink("/proc/self/exe").string()}});
       return 3;
     }
-    Device device(validation_device_options());
+    DeviceOptions device_options = validation_device_options();
+    if (request.contains("device")) device_options.selector = std::to_string(request.at("device").get<uint32_t>());
+    Device device(device_options);
     channel.send({{"device", device.info().name}});
     if (auto unsupported = unsupported_on(spec, device.info())) {
       channel.send({{"error", *unsupported}});

@@ -2,9 +2,13 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
+#include <utility>
+
+#include <vulkan/vulkan.h>
 
 #include "kernelgen/buffer.hpp"
 #include "kernelgen/device.hpp"
@@ -78,8 +82,8 @@ struct RunContents {
 // guard; one before the start or beyond the guards is discarded unseen.
 class Harness {
  public:
-  Harness(Device& device, Kernel& kernel, const OpSpec& spec, const DimValues& dims, Grid grid)
-      : device_(&device), tensors_(spec.tensors()), sequence_(device, 0) {
+  Harness(Device& device, Kernel& kernel, const OpSpec& spec, const DimValues& dims, Grid grid, int test_fault)
+      : device_(&device), tensors_(spec.tensors()), sequence_(device, 0), test_fault_(test_fault) {
     const size_t guards = device.gpu_assisted_validation() ? 0 : kGuardBytes;
     std::vector<const Buffer*> bound;
     for (const auto& tensor : tensors_) {
@@ -104,6 +108,7 @@ class Harness {
       for (size_t g = 0; bytes.size() < buffers_[t].size(); ++g) bytes.push_back(guard_byte(t, poison_run, g));
       buffers_[t].upload(bytes.data(), bytes.size());
     }
+    if (test_fault_ < 0) throw VulkanError(test_fault_, "waiting for the kernel's dispatch on " + device_->info().name);
     sequence_.submit();
     RunContents contents;
     contents.faults = device_->take_kernel_faults();
@@ -127,6 +132,7 @@ class Harness {
   std::vector<size_t> sizes_;
   std::vector<Buffer> buffers_;
   Sequence sequence_;
+  int test_fault_;
 };
 
 CaseResult failure(const TestCase& test_case, const OpSpec& spec, Status status, const std::string& tensor) {
@@ -234,6 +240,8 @@ CaseResult check_case(const OpSpec& spec, ReferenceFunction reference, std::span
   const std::vector<Bytes>& second = second_run.tensors;
 
   const auto expected = run_reference(spec, reference, test_case);
+  const auto magnitudes = reference_magnitudes(spec, reference, test_case);
+  const NanRule nan = test_case.name == "nonfinite" ? NanRule::free_where_reference_is_nan : NanRule::must_match;
   CaseResult result = failure(test_case, spec, Status::PASSED, "");
   for (size_t o = 0; o < spec.outputs.size(); ++o) {
     const TensorSpec& output = spec.outputs[o];
@@ -253,8 +261,8 @@ CaseResult check_case(const OpSpec& spec, ReferenceFunction reference, std::span
     }
     result.tensor = output.name;
     const Tolerance tolerance = spec.tolerance_of(output);
-    result.comparison =
-        compare_outputs(output_tensor(output, test_case.dims, first[t]), expected[o], tolerance.atol, tolerance.rtol);
+    result.comparison = compare_outputs(output_tensor(output, test_case.dims, first[t]), expected[o], tolerance.atol,
+                                        tolerance.rtol, magnitudes.empty() ? nullptr : &magnitudes[o], nan);
     const std::string where = at_dims(spec, test_case.dims);
     // Differences first: a kernel that reads its output before writing it leaves the poison unchanged
     // wherever it adds zero (y += 0 keeps NaN's payload and 31337), which would otherwise read as unwritten.
@@ -278,11 +286,51 @@ CaseResult check_case(const OpSpec& spec, ReferenceFunction reference, std::span
       result.detail = std::to_string(c.mismatches) + " of " + std::to_string(c.elements) + " elements of " +
                       output.name + where + " differ from the reference; first at index " +
                       std::to_string(c.first_mismatch) + ": got " + shortest(c.got_at_first) + ", expected " +
-                      shortest(c.expected_at_first);
+                      shortest(c.expected_at_first) +
+                      (std::isfinite(c.expected_at_first) && std::isfinite(c.got_at_first)
+                           ? " (off by " + shortest(std::fabs(c.got_at_first - c.expected_at_first)) + ", allowed " +
+                                 shortest(c.allowed_at_first) + ")"
+                           : std::string());
       return result;
     }
   }
   return result;
+}
+
+// `runs` more runs of a case that passed, on the same inputs: any output byte that differs from the first run's
+// is a race (or a read of uninitialised memory) that two runs did not show.
+CaseResult stress(const OpSpec& spec, std::span<const uint32_t> spirv, Harness& harness, const TestCase& test_case,
+                  const RunContents& first_run, CaseResult passed, int runs) {
+  for (int run = 0; run < runs; ++run) {
+    const RunContents again = harness.run(test_case.inputs, 0);
+    if (auto failed = check_run(spec, spirv, harness, test_case, again)) return *failed;
+    for (size_t o = 0; o < spec.outputs.size(); ++o) {
+      const size_t t = spec.inputs.size() + o;
+      const Bytes& a = first_run.tensors[t];
+      const Bytes& b = again.tensors[t];
+      const size_t element_bytes = dtype_bytes(spec.outputs[o].dtype);
+      int64_t differing = 0, first_difference = -1;
+      for (size_t i = 0; i + element_bytes <= a.size(); i += element_bytes)
+        if (!std::equal(a.begin() + static_cast<std::ptrdiff_t>(i),
+                        a.begin() + static_cast<std::ptrdiff_t>(i + element_bytes),
+                        b.begin() + static_cast<std::ptrdiff_t>(i)) &&
+            differing++ == 0)
+          first_difference = static_cast<int64_t>(i / element_bytes);
+      if (differing == 0) continue;
+      const TensorSpec& output = spec.outputs[o];
+      CaseResult result = failure(test_case, spec, Status::NONDETERMINISTIC, output.name);
+      const HostTensor x = output_tensor(output, test_case.dims, a), y = output_tensor(output, test_case.dims, b);
+      result.detail = "stress run " + std::to_string(run + 1) + " of " + std::to_string(runs) +
+                      " on the same inputs gave different " + output.name + at_dims(spec, test_case.dims) + " at " +
+                      std::to_string(differing) + " elements (first at index " + std::to_string(first_difference) +
+                      ": " + shortest(y.value(first_difference)) + ", the first run " +
+                      shortest(x.value(first_difference)) +
+                      "); a race between invocations: is a barrier() missing between writing and reading shared "
+                      "memory?";
+      return result;
+    }
+  }
+  return passed;
 }
 
 std::string triple(std::array<uint32_t, 3> v) {
@@ -300,19 +348,41 @@ int64_t ragged_size(std::array<uint32_t, 3> local_size) {
   return size;
 }
 
-// Whether the SPIR-V declares a capability this device was not given, and which.
-std::optional<std::string> missing_capability(const SpirvInterface& interface, const DeviceInfo& device) {
+// A SPIR-V capability a kernel declares that it may not use here: one that needs a feature this device lacks
+// (`device_lacks`), or one the runtime never enables (cooperative matrices, the Vulkan memory model, 16-bit
+// push constants...), or one kernelgen does not know.
+struct CapabilityProblem {
+  std::string capability;
+  bool device_lacks = false;
+};
+
+std::optional<CapabilityProblem> capability_problem(const SpirvInterface& interface, const DeviceInfo& device) {
   const DeviceFeatures& f = device.features;
-  const std::pair<const char*, bool> needs[] = {
-      {"Float16", f.shader_float16},         {"Int8", f.shader_int8},
-      {"Int16", f.shader_int16},             {"Int64", f.shader_int64},
-      {"Float64", f.shader_float64},         {"StorageBuffer16BitAccess", f.storage_buffer_16bit},
+  const uint32_t subgroup = device.subgroup_operations;  // VkSubgroupFeatureFlagBits
+  const std::pair<const char*, bool> allowed[] = {
+      {"Shader", true},
+      {"Float16", f.shader_float16},
+      {"Int8", f.shader_int8},
+      {"Int16", f.shader_int16},
+      {"Int64", f.shader_int64},
+      {"Float64", f.shader_float64},
+      {"StorageBuffer16BitAccess", f.storage_buffer_16bit},
       {"StorageBuffer8BitAccess", f.storage_buffer_8bit},
+      {"GroupNonUniform", (subgroup & 0x1) != 0},
+      {"GroupNonUniformVote", (subgroup & 0x2) != 0},
+      {"GroupNonUniformArithmetic", (subgroup & 0x4) != 0},
+      {"GroupNonUniformBallot", (subgroup & 0x8) != 0},
+      {"GroupNonUniformShuffle", (subgroup & 0x10) != 0},
+      {"GroupNonUniformShuffleRelative", (subgroup & 0x20) != 0},
+      {"GroupNonUniformClustered", (subgroup & 0x40) != 0},
+      {"GroupNonUniformQuad", (subgroup & 0x80) != 0},
   };
-  for (const auto& [capability, present] : needs)
-    if (!present && std::find(interface.capabilities.begin(), interface.capabilities.end(), capability) !=
-                        interface.capabilities.end())
-      return std::string(capability);
+  for (const std::string& capability : interface.capabilities) {
+    const auto* found = std::find_if(std::begin(allowed), std::end(allowed),
+                                     [&](const auto& entry) { return capability == entry.first; });
+    if (found == std::end(allowed)) return CapabilityProblem{capability, false};
+    if (!found->second) return CapabilityProblem{capability, true};
+  }
   return std::nullopt;
 }
 
@@ -339,6 +409,17 @@ std::optional<std::string> dims_block_mismatch(const OpSpec& spec, const SpirvIn
              " is not `uint " + spec.dims[i].name + "` at offset " + std::to_string(4 * i) + "; declare " + block;
   }
   return std::nullopt;
+}
+
+// The layer's errors while the kernel's pipeline was made are the kernel's (a shader module using what the
+// device was not given): INTERFACE_MISMATCH quoting the first, every one in the log.
+std::optional<Verdict> layer_rejection(const std::vector<std::string>& errors, const Verdict& so_far) {
+  if (errors.empty()) return std::nullopt;
+  Verdict verdict = so_far;
+  verdict.status = Status::INTERFACE_MISMATCH;
+  verdict.reason = "the Vulkan validation layer rejected the kernel's pipeline: " + errors.front().substr(0, 400);
+  for (const std::string& error : errors) verdict.log += "Vulkan validation layer: " + error + "\n";
+  return verdict;
 }
 
 }  // namespace
@@ -391,6 +472,19 @@ std::vector<HostTensor> run_reference(const OpSpec& spec, ReferenceFunction refe
   return outputs;
 }
 
+std::vector<HostTensor> reference_magnitudes(const OpSpec& spec, ReferenceFunction reference,
+                                             const TestCase& test_case) {
+  const auto is_float = [](const TensorSpec& t) { return dtype_info(t.dtype).kind == DTypeKind::Float; };
+  if (std::none_of(spec.outputs.begin(), spec.outputs.end(), is_float)) return {};
+  TestCase absolute = test_case;
+  for (size_t i = 0; i < spec.inputs.size(); ++i) {
+    if (!is_float(spec.inputs[i])) continue;
+    HostTensor& tensor = absolute.inputs.at(i);
+    for (int64_t e = 0; e < tensor.elements(); ++e) tensor.set(e, std::fabs(tensor.value(e)));
+  }
+  return run_reference(spec, reference, absolute);
+}
+
 std::optional<std::string> unsupported_on(const OpSpec& spec, const DeviceInfo& device) {
   for (const TensorSpec& tensor : spec.tensors())
     if (auto missing = missing_storage_feature(tensor.dtype, device.features))
@@ -404,8 +498,8 @@ std::optional<std::string> unsupported_on(const OpSpec& spec, const DeviceInfo& 
   std::string error;
   const auto interface = reflect_spirv(spirv, &error);
   if (!interface) return std::nullopt;  // not the device's fault: validation reports it
-  if (auto capability = missing_capability(*interface, device))
-    return "op '" + spec.name + "': its kernel declares the SPIR-V capability " + *capability + ", which " +
+  if (auto problem = capability_problem(*interface, device); problem && problem->device_lacks)
+    return "op '" + spec.name + "': its kernel declares the SPIR-V capability " + problem->capability + ", which " +
            device.name + " does not support";
   return std::nullopt;
 }
@@ -435,9 +529,14 @@ std::optional<std::string> interface_mismatch(const OpSpec& spec, const SpirvInt
       return describe_tensor(spec, i) + " is declared readonly, but it is an output the kernel must write";
   }
   if (auto mismatch = dims_block_mismatch(spec, interface)) return mismatch;
-  if (auto capability = missing_capability(interface, device))
-    return "declares the SPIR-V capability " + *capability + ", which " + device.name +
-           " does not support; do without it (e.g. convert to float or int for arithmetic)";
+  if (auto problem = capability_problem(interface, device)) {
+    if (problem->device_lacks)
+      return "declares the SPIR-V capability " + problem->capability + ", which " + device.name +
+             " does not support; do without it (e.g. convert to float or int for arithmetic)";
+    return "declares the SPIR-V capability " + problem->capability +
+           ", which kernelgen's runtime does not enable on any device; do without it (cooperative matrices, the "
+           "Vulkan memory model and 8/16-bit push constants or uniforms are not part of the kernel contract)";
+  }
   const auto& size = interface.local_size;
   if (size[0] == 0 || size[1] == 0 || size[2] == 0)
     return "declares no workgroup size; add layout(local_size_x = ..., local_size_y = ..., local_size_z = ...) in;";
@@ -505,23 +604,35 @@ Verdict validate_kernel(Device& device, const OpSpec& spec, ReferenceFunction re
     return verdict;
   }
 
+  device.take_validation_errors();  // whatever came before is not this kernel's
   try {
     Kernel pipeline(device, kernel.spirv, static_cast<uint32_t>(spec.tensors().size()),
                     static_cast<uint32_t>(spec.dims.size()));
+    if (auto rejected = layer_rejection(device.take_validation_errors(), verdict)) return *rejected;
     for (const DimValues& dims : sizes) {
-      Harness harness(device, pipeline, spec, dims, kernel.grid.evaluate(dims));
+      Harness harness(device, pipeline, spec, dims, kernel.grid.evaluate(dims), options.test_fault);
+      // The stress runs: the first case at the largest size, where the most workgroups run at once.
+      int stress_runs = &dims == &sizes.back() ? options.stress_runs : 0;
       for (const TestCase& test_case : make_cases(spec, options.base_seed, dims)) {
         const auto first = harness.run(test_case.inputs, 0);
         const auto second = harness.run(test_case.inputs, 1);
-        verdict.cases.push_back(check_case(spec, reference, kernel.spirv, harness, test_case, first, second));
+        CaseResult result = check_case(spec, reference, kernel.spirv, harness, test_case, first, second);
+        if (result.passed() && stress_runs > 0)
+          result = stress(spec, kernel.spirv, harness, test_case, first, result, std::exchange(stress_runs, 0));
+        verdict.cases.push_back(std::move(result));
       }
       // The first size that fails is the verdict; the sizes after it would only repeat it.
       if (std::any_of(verdict.cases.begin(), verdict.cases.end(), [](const CaseResult& c) { return !c.passed(); }))
         break;
     }
   } catch (const VulkanError& failure) {
+    // A lost device or exhausted memory ends this candidate, not the search: its worker process goes with it.
     verdict.status = Status::RUNTIME_ERROR;
-    verdict.reason = failure.what();
+    verdict.reason = std::string(failure.what()) + " on " + device.info().name;
+    if (failure.result() == VK_ERROR_OUT_OF_DEVICE_MEMORY || failure.result() == VK_ERROR_OUT_OF_HOST_MEMORY)
+      verdict.reason += "; its largest size validated, " + dims_text(spec, sizes.back()) + ", needs " +
+                        std::to_string(static_cast<uint64_t>(spec.bytes_at(sizes.back()))) +
+                        " bytes of tensors: lower the op's DIMS if the device cannot hold them";
     return verdict;
   } catch (const std::invalid_argument& failure) {
     verdict.status = Status::RUNTIME_ERROR;
@@ -529,6 +640,8 @@ Verdict validate_kernel(Device& device, const OpSpec& spec, ReferenceFunction re
     return verdict;
   }
 
+  for (const std::string& error : device.take_validation_errors())
+    verdict.log += "Vulkan validation layer: " + error + "\n";
   for (const CaseResult& c : verdict.cases) {
     if (c.status != Status::PASSED) {
       verdict.status = c.status;
@@ -536,7 +649,16 @@ Verdict validate_kernel(Device& device, const OpSpec& spec, ReferenceFunction re
       return verdict;
     }
   }
-  if (options.timing_runs > 0) verdict.timing = time_kernel(device, spec, kernel, options.timing_runs);
+  if (options.timing_runs > 0) {
+    // A correct kernel stays correct when it cannot be timed (a queue without timestamps, a lost device): the
+    // verdict says why and the kernel is kept, untimed.
+    try {
+      if (options.test_fault == kTimingFault) throw VulkanError(VK_ERROR_FEATURE_NOT_PRESENT, "timing the kernel");
+      verdict.timing = time_kernel(device, spec, kernel, options.timing_runs);
+    } catch (const std::exception& failure) {
+      verdict.timing_error = failure.what();
+    }
+  }
   return verdict;
 }
 

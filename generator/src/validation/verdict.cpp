@@ -97,6 +97,12 @@ std::string describe(const Verdict& verdict) {
     text += format("  GPU time: median %.1f us", verdict.timing->median_ns / 1e3, 0) +
             format(", %.1f GB/s, %.1f GFLOP/s", verdict.timing->gbytes_per_second, verdict.timing->gflops) + " on " +
             verdict.timing->device + (verdict.timing->dims.empty() ? "" : " at " + verdict.timing->dims) + "\n";
+  if (!verdict.timing_error.empty()) text += "  not timed: " + verdict.timing_error + "\n";
+  if (verdict.devices.size() > 1) {
+    text += "  passed on";
+    for (size_t d = 0; d < verdict.devices.size(); ++d) text += (d ? ", " : " ") + verdict.devices[d];
+    text += "\n";
+  }
   if (!verdict.cases.empty()) text += "  replay with KERNELGEN_SEED=" + std::to_string(verdict.base_seed) + "\n";
   return text;
 }
@@ -124,6 +130,8 @@ void to_json(nlohmann::json& json, const Verdict& v) {
   json = {{"status", status_name(v.status)}, {"reason", v.reason}, {"base_seed", v.base_seed},
           {"device", v.device},              {"log", v.log},       {"cases", cases}};
   if (v.timing) json["timing"] = *v.timing;
+  if (!v.timing_error.empty()) json["timing_error"] = v.timing_error;
+  if (!v.devices.empty()) json["devices"] = v.devices;
 }
 
 void from_json(const nlohmann::json& json, Timing& t) {
@@ -155,6 +163,8 @@ void from_json(const nlohmann::json& json, Verdict& v) {
   v.cases = json.at("cases").get<std::vector<CaseResult>>();
   if (json.contains("timing")) v.timing = json.at("timing").get<Timing>();
   else v.timing.reset();
+  v.timing_error = json.value("timing_error", "");
+  v.devices = json.value("devices", std::vector<std::string>());
 }
 
 }  // namespace kernelgen

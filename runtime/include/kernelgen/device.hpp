@@ -49,6 +49,9 @@ struct DeviceInfo {
   uint32_t vendor_id = 0;
   uint32_t api_version = 0;
   uint32_t subgroup_size = 0;
+  // VkPhysicalDeviceSubgroupProperties::supportedOperations (VkSubgroupFeatureFlags) when compute shaders have
+  // subgroup operations, else 0.
+  uint32_t subgroup_operations = 0;
   uint32_t max_workgroup_invocations = 0;
   std::array<uint32_t, 3> max_workgroup_size{};
   std::array<uint32_t, 3> max_workgroup_count{};
@@ -87,6 +90,9 @@ class Device {
   // Index = 90 ..."). Empty without gpu_assisted_validation. Messages about the API's use are not faults of a
   // kernel: they go to stderr as "kernelgen: Vulkan validation error: ...".
   std::vector<std::string> take_kernel_faults();
+  // The validation layer's other errors since the last call (they also go to stderr): a shader module or
+  // pipeline the layer found invalid, for example one declaring a capability that was not enabled.
+  std::vector<std::string> take_validation_errors();
 
   VkInstance vk_instance() const;
   VkPhysicalDevice vk_physical_device() const;

@@ -8,26 +8,34 @@
 
 namespace kernelgen {
 
-// How far a kernel's output is from the reference's.
+// How far a kernel's output is from the reference's, element by element.
 //
-// An element matches when |got - ref| <= atol * scale + rtol * |ref|, where scale is the largest finite |ref|
-// of the output (1 when that is 0). Scaling atol by the output's magnitude is what makes one tolerance fit
-// both the tiny-magnitude and the large-magnitude case of a reduction, whose rounding error grows with the
-// magnitude of its terms, not of its result. NaN must meet NaN, and an infinity the same infinity.
+// Element i matches when |got - ref| <= atol + rtol * m, where m is the larger of |ref| and, when given, the
+// magnitude of the terms ref is made of: the same reference run on the absolute values of the float inputs. A
+// reduction's rounding error grows with its terms, not with its result (a sum that cancels to 0 is still off by
+// eps times what it added up); with m per element, an error on the largest elements cannot hide behind them.
+// NaN must meet NaN, and an infinity the same infinity; under NanRule::free_where_reference_is_nan an element
+// whose reference is NaN takes any value (GLSL leaves min/max/clamp of a NaN undefined).
 struct Comparison {
   int64_t elements = 0;
   int64_t mismatches = 0;
   int64_t first_mismatch = -1;
   double got_at_first = 0;
   double expected_at_first = 0;
+  double allowed_at_first = 0;  // the error that element was allowed
   double max_abs_error = 0;
   double max_rel_error = 0;
   bool passed() const { return mismatches == 0; }
 };
 
-Comparison compare_outputs(std::span<const float> got, std::span<const float> expected, double atol, double rtol);
+enum class NanRule { must_match, free_where_reference_is_nan };
+
+// `magnitude`: per element, the magnitude of the terms behind the reference (see above); nullptr: |ref| alone.
+Comparison compare_outputs(std::span<const float> got, std::span<const float> expected, double atol, double rtol,
+                           std::span<const float> magnitude = {});
 // The same for tensors of any dtype, element by element as numbers (integers with atol = rtol = 0: exactly).
-Comparison compare_outputs(const HostTensor& got, const HostTensor& expected, double atol, double rtol);
+Comparison compare_outputs(const HostTensor& got, const HostTensor& expected, double atol, double rtol,
+                           const HostTensor* magnitude = nullptr, NanRule nan = NanRule::must_match);
 
 void to_json(nlohmann::json& json, const Comparison& comparison);
 // JSON has no NaN or infinity: they are written as "nan", "inf", "-inf", so a record always parses.

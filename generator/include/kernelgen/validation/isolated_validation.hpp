@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "kernelgen/validation/validate.hpp"
 
@@ -11,14 +12,19 @@ namespace kernelgen {
 // group, with its own Vulkan device (robust buffer access on), killed when the wall-clock limit passes.
 struct IsolationSettings {
   std::filesystem::path tool;  // the kernelgen tool; empty: this process's own executable (/proc/self/exe)
-  double timeout_s = 60;
+  double timeout_s = 60;       // per device
+  // The devices to validate on, one worker each, in order (see validation_devices()); the first also times a
+  // passing kernel. Empty: the worker's own choice of one device.
+  std::vector<DeviceInfo> devices;
 };
 
 // The limit from a KERNELGEN_VALIDATION_TIMEOUT_S value (seconds, > 0), or the default when there is none;
 // throws std::invalid_argument naming the setting for anything else.
 double validation_timeout(const std::optional<std::string>& setting);
 
-// evaluate_source() in a child process. A child that runs past the limit is killed with its whole process
+// evaluate_source() in a child process per device, stopping at the first device that rejects the kernel: its
+// verdict, whose device is that one (and whose reason names it when there are several). A kernel that passes
+// everywhere gets the first device's verdict, with every device in Verdict::devices. A child that runs past the limit is killed with its whole process
 // group: TIMEOUT. One that dies of a signal, or exits without a verdict: RUNTIME_ERROR with what happened and
 // the tail of its stderr. `binary` receives the compiled kernel when the child got that far.
 // Throws std::runtime_error when the worker cannot be started or cannot validate anything (no Vulkan
@@ -30,7 +36,9 @@ Verdict evaluate_isolated(const IsolationSettings& settings, const OpSpec& spec,
 // The child's side, `kernelgen validate-worker`: reads one request (spec, GLSL, seed, timing runs) as JSON from
 // stdin, writes JSON lines to stdout (the device, the compiled binary, the verdict, or an error) and returns
 // the exit code. Test hook: with KERNELGEN_TEST_WORKER_ABORT=1 it aborts right after reading the request,
-// which is how the tests make a validation process crash.
+// which is how the tests make a validation process crash; with KERNELGEN_TEST_WORKER_FAULT=device_lost or
+// out_of_memory its first dispatch fails as a lost device or exhausted memory would, and with =timing the
+// timing of a passing kernel fails.
 int run_validation_worker();
 
 }  // namespace kernelgen

@@ -28,7 +28,15 @@ struct KernelBinary {
 struct ValidationOptions {
   uint64_t base_seed = 0;
   int timing_runs = 0;  // GPU-timestamped dispatches at the op's bench dims after validation passes; 0: none
+  // Extra runs of the first case at the largest size, each compared bit for bit with the first run, where a
+  // race would show (KERNELGEN_STRESS_RUNS).
+  int stress_runs = kDefaultStressRuns;
+  // Test hook (the worker's KERNELGEN_TEST_WORKER_FAULT): a VkResult the first dispatch fails with, as a lost
+  // device or exhausted memory would make it; or kTimingFault, which makes timing fail. 0: none.
+  int test_fault = 0;
 };
+
+constexpr int kTimingFault = 1;
 
 // The sizes a kernel is validated at: every combination of the op's DIMS, each dim's list completed with 1 and
 // with a size that is not a multiple of the workgroup's extents when it lacks them. {{}} for an op without dims.
@@ -64,6 +72,12 @@ Verdict validate_kernel(Device& device, const OpSpec& spec, ReferenceFunction re
 
 // The reference's outputs for one case.
 std::vector<HostTensor> run_reference(const OpSpec& spec, ReferenceFunction reference, const TestCase& test_case);
+
+// The reference run on the absolute values of the case's float inputs: per output element, the magnitude of
+// the terms its value is made of, which bounds a reduction's rounding error (see compare_outputs). Empty when
+// no output is a float.
+std::vector<HostTensor> reference_magnitudes(const OpSpec& spec, ReferenceFunction reference,
+                                             const TestCase& test_case);
 
 // The dims as the kernel's push constants receive them.
 std::vector<uint32_t> push_constants(const DimValues& dims);

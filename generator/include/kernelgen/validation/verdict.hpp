@@ -52,10 +52,12 @@ struct Verdict {
   Status status = Status::PASSED;
   std::string reason;  // the first failure, in one line
   uint64_t base_seed = 0;
-  std::string device;
+  std::string device;                // where it ran; for a rejection, the device that rejected it
+  std::vector<std::string> devices;  // every device it passed on (one worker each), in order
   std::string log;  // compile log or runtime error text
   std::vector<CaseResult> cases;
   std::optional<Timing> timing;
+  std::string timing_error;  // why a kernel that passed has no timing
 
   bool passed() const { return status == Status::PASSED; }
 };

@@ -1,0 +1,25 @@
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernelgen/device.hpp"
+
+namespace kernelgen {
+
+// The devices every candidate is validated on, one worker process each; it passes only when it passes on all.
+// `setting` is KERNELGEN_VALIDATION_DEVICES:
+//   unset or empty  the selected device (KERNELGEN_DEVICE, else the first GPU) and every CPU device beside it
+//                   (lavapipe schedules workgroups and rounds differently from a GPU's compiler)
+//   all             every device the loader lists
+//   gpu, cpu        every device that is not a CPU, or every one that is
+//   a list          indices or case-insensitive name parts, comma-separated: "0,llvmpipe"
+// The selected device comes first: it is the one a passing kernel is timed on. Throws std::invalid_argument
+// naming the setting for a value that selects nothing.
+std::vector<DeviceInfo> validation_devices(const std::optional<std::string>& setting,
+                                           const std::vector<DeviceInfo>& present, const DeviceInfo& selected);
+
+// The same for this machine: Device::list() and Device::describe_selected().
+std::vector<DeviceInfo> validation_devices_from_environment();
+
+}  // namespace kernelgen

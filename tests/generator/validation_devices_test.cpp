@@ -1,0 +1,85 @@
+// validation_devices: which devices KERNELGEN_VALIDATION_DEVICES picks from those present, the selected one
+// first; and a setting that picks nothing is an error naming it.
+#include "kernelgen/validation/validation_devices.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace kernelgen {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+DeviceInfo device(uint32_t index, const std::string& name, const std::string& type) {
+  DeviceInfo info;
+  info.index = index;
+  info.name = name;
+  info.type = type;
+  return info;
+}
+
+const std::vector<DeviceInfo> kMachine{device(0, "NVIDIA H100 80GB HBM3", "discrete"),
+                                       device(1, "llvmpipe (LLVM 15.0.6, 256 bits)", "cpu"),
+                                       device(2, "Intel(R) UHD Graphics", "integrated")};
+
+std::vector<uint32_t> indices(const std::vector<DeviceInfo>& devices) {
+  std::vector<uint32_t> result;
+  for (const DeviceInfo& d : devices) result.push_back(d.index);
+  return result;
+}
+
+std::vector<uint32_t> chosen(const char* setting, const DeviceInfo& selected = kMachine[0]) {
+  return indices(validation_devices(setting ? std::optional<std::string>(setting) : std::nullopt, kMachine, selected));
+}
+
+TEST(ValidationDevices, ByDefaultTheSelectedDeviceThenEveryCpuDevice) {
+  EXPECT_THAT(chosen(nullptr), ElementsAre(0, 1));
+  EXPECT_THAT(chosen(""), ElementsAre(0, 1));
+  EXPECT_THAT(chosen(nullptr, kMachine[2]), ElementsAre(2, 1)) << "KERNELGEN_DEVICE picked the integrated GPU";
+  EXPECT_THAT(chosen(nullptr, kMachine[1]), ElementsAre(1)) << "lavapipe selected: once";
+}
+
+TEST(ValidationDevices, OnAMachineWithOnlyLavapipeItIsTheOnlyOne) {
+  const std::vector<DeviceInfo> ci{device(0, "llvmpipe (LLVM 15.0.6, 256 bits)", "cpu")};
+  EXPECT_THAT(indices(validation_devices(std::nullopt, ci, ci[0])), ElementsAre(0));
+}
+
+TEST(ValidationDevices, AllGpuAndCpuSelectByKindWithTheSelectedFirst) {
+  EXPECT_THAT(chosen("all"), ElementsAre(0, 1, 2));
+  EXPECT_THAT(chosen("all", kMachine[2]), ElementsAre(2, 0, 1));
+  EXPECT_THAT(chosen("gpu"), ElementsAre(0, 2));
+  EXPECT_THAT(chosen("GPU", kMachine[2]), ElementsAre(2, 0));
+  EXPECT_THAT(chosen("cpu"), ElementsAre(1));
+}
+
+TEST(ValidationDevices, AListOfIndicesAndNamePartsInItsOwnOrderWithoutRepeats) {
+  EXPECT_THAT(chosen("1"), ElementsAre(1));
+  EXPECT_THAT(chosen("llvmpipe, 0"), ElementsAre(1, 0));
+  EXPECT_THAT(chosen("h100,0,LLVMPIPE"), ElementsAre(0, 1));
+}
+
+TEST(ValidationDevices, ASettingThatPicksNothingIsAnErrorListingTheDevices) {
+  for (const char* bad : {"7", "radeon", "0,,1", ","}) {
+    try {
+      chosen(bad);
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const std::invalid_argument& error) {
+      EXPECT_THAT(error.what(), HasSubstr(std::string("KERNELGEN_VALIDATION_DEVICES='") + bad + "'"));
+      EXPECT_THAT(error.what(), HasSubstr("1: llvmpipe (LLVM 15.0.6, 256 bits) (cpu)"));
+    }
+  }
+  const std::vector<DeviceInfo> gpu_only{kMachine[0]};
+  try {
+    validation_devices("cpu", gpu_only, gpu_only[0]);
+    ADD_FAILURE() << "cpu without a CPU device";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_THAT(error.what(), HasSubstr("mesa-vulkan-drivers"));
+  }
+}
+
+}  // namespace
+}  // namespace kernelgen

@@ -1,0 +1,181 @@
+// `kernelgen build-op` as the build runs it, on the catalog's relu with its kernel store in a scratch folder:
+// what it does with secrets and budgets before it asks a model, and the warning about a .env that git would
+// commit. The fake OpenAI server stands in for the model and counts what reached it.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "fake_llm_server.hpp"
+#include "generator/scratch_dir.hpp"
+#include "kernelgen/files.hpp"
+#include "relu_replies.hpp"
+#include "runtime/scoped_env.hpp"
+
+namespace kernelgen {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+const std::string kKey = "sk-test-build-step-SECRET-31415926";
+
+std::string quoted(const fs::path& path) {
+  return "'" + path.string() + "'";
+}
+
+// Runs a shell command; returns its exit status and leaves stdout and stderr together in `output`.
+int run(const std::string& command, const fs::path& log, std::string& output) {
+  const int status = std::system((command + " > " + quoted(log) + " 2>&1").c_str());
+  output = read_file(log);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+bool git_available() {
+  return std::system("git --version > /dev/null 2>&1") == 0;
+}
+
+class BuildOp : public ::testing::Test {
+ protected:
+  // relu's spec with these search settings, its checked-in kernel to be under the scratch folder (so there is
+  // none, and the step searches).
+  fs::path spec_with(const json& search) {
+    json spec = json::parse(read_file(std::string(KERNELGEN_TEST_SPECS_DIR) + "/relu/spec.json"));
+    spec["generated_dir"] = (dir_.path() / "generated" / "relu").string();
+    spec["search"] = search;
+    const fs::path path = dir_.path() / "spec.json";
+    write_file_atomic(path, spec.dump(2));
+    return path;
+  }
+
+  // `kernelgen build-op` on the spec with the extra arguments; `environment` prefixes the command
+  // (VAR=value).
+  int build_op(const fs::path& spec, const std::string& arguments, std::string& output,
+               const std::string& environment = "") {
+    return run(environment + " " + quoted(KERNELGEN_TEST_TOOL) + " build-op --spec " + quoted(spec) +
+                   " --out " + quoted(output_file()) + " --log-dir " + quoted(dir_.path() / "candidates") +
+                   " " + arguments,
+               dir_.path() / "build_op.log", output);
+  }
+
+  fs::path output_file() const { return dir_.path() / "kernel_data.cpp"; }
+
+  // A project folder with a .env, the one a consumer's build reads.
+  fs::path project_dotenv() {
+    const fs::path project = dir_.path() / "project";
+    fs::create_directories(project);
+    write_file_atomic(project / ".env", "KERNELGEN_TOKEN_BUDGET=100000\n");
+    return project / ".env";
+  }
+
+  void git(const fs::path& directory, const std::string& arguments) {
+    ASSERT_EQ(std::system(("git -C " + quoted(directory) + " " + arguments + " > /dev/null 2>&1").c_str()), 0)
+        << "git " << arguments;
+  }
+
+  test::ScratchDir dir_;
+  test::FakeLlmServer server_;
+  test::ScopedEnv base_url_{"OPENAI_BASE_URL", server_.base_url().c_str()};
+  test::ScopedEnv key_{"OPENAI_API_KEY", kKey.c_str()};
+  test::ScopedEnv no_model_{"KERNELGEN_MODEL", nullptr};
+  test::ScopedEnv no_prices_{"KERNELGEN_PRICES", nullptr};
+  test::ScopedEnv no_record_{"KERNELGEN_RECORD", nullptr};
+  // git looks for the work tree no further up than the scratch folder.
+  test::ScopedEnv git_ceiling_{"GIT_CEILING_DIRECTORIES", dir_.path().c_str()};
+};
+
+TEST_F(BuildOp, AnApiKeyGivenWithSetIsRefusedBeforeAnythingIsRead) {
+  // Not a spec at all: reading it would be a different error.
+  const fs::path not_a_spec = dir_.path() / "not_a_spec.json";
+  write_file_atomic(not_a_spec, "{");
+  for (const std::string name : {"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "MISTRAL_API_KEY"}) {
+    SCOPED_TRACE(name);
+    std::string output;
+    EXPECT_EQ(
+        build_op(not_a_spec, "--set KERNELGEN_MODEL=openai/gpt-4o --set " + name + "=sk-cli-SECRET", output),
+        2);
+    EXPECT_THAT(output, AllOf(HasSubstr("--set " + name + "=...: an API key on the command line"),
+                              HasSubstr("process list"),
+                              HasSubstr("Set " + name + " in the environment or in the .env file instead"),
+                              Not(HasSubstr("sk-cli-SECRET")), Not(HasSubstr("spec"))));
+  }
+  EXPECT_FALSE(fs::exists(output_file()));
+}
+
+TEST_F(BuildOp, BudgetForAModelMissingFromThePriceTableStopsBeforeAnyRequest) {
+  const fs::path spec = spec_with(
+      {{"samples", 1}, {"rounds", 1}, {"model", "openai/kernelgen-test-unpriced"}, {"budget_usd", 0.5}});
+  std::string output;
+  EXPECT_EQ(build_op(spec, "", output), 1);
+  EXPECT_THAT(output,
+              AllOf(HasSubstr("op 'relu': BUDGET_USD 0.5 cannot be kept"),
+                    HasSubstr("no price for openai/kernelgen-test-unpriced"), HasSubstr("KERNELGEN_PRICES"),
+                    HasSubstr("drop BUDGET_USD"), Not(HasSubstr(kKey))));
+  EXPECT_EQ(server_.request_count(), 0u);
+  EXPECT_FALSE(fs::exists(output_file()));
+}
+
+TEST_F(BuildOp, BudgetForAModelPricedByKernelgenPricesSearches) {
+  const fs::path prices = dir_.path() / "prices.json";
+  write_file_atomic(prices, R"({"models": {"openai/kernelgen-test-unpriced": {"input": 1, "output": 2}}})");
+  test::ScopedEnv priced("KERNELGEN_PRICES", prices.c_str());
+  server_.set_responder(
+      [](const test::ReceivedRequest&, size_t) { return test::openai_reply(test::kReplyWithoutCode); });
+  const fs::path spec = spec_with(
+      {{"samples", 1}, {"rounds", 1}, {"model", "openai/kernelgen-test-unpriced"}, {"budget_usd", 0.5}});
+  std::string output;
+  EXPECT_EQ(build_op(spec, "", output), 1) << "the one reply has no code";
+  EXPECT_THAT(output, AllOf(HasSubstr("no candidate passed validation"), Not(HasSubstr("cannot be kept"))));
+  EXPECT_EQ(server_.request_count(), 1u);
+}
+
+TEST_F(BuildOp, DotenvThatGitWouldCommitIsWarnedAbout) {
+  if (!git_available()) GTEST_SKIP() << "git is not installed";
+  const fs::path dotenv = project_dotenv();
+  git(dotenv.parent_path(), "init -q");
+  const fs::path spec = spec_with({{"samples", 1}, {"rounds", 1}});
+  std::string output;
+  EXPECT_EQ(build_op(spec, "--dotenv " + quoted(dotenv), output), 1) << "no model is configured";
+  const std::string warning =
+      "kernelgen: warning: " + dotenv.string() + " is where API keys go, and git would commit it";
+  EXPECT_THAT(output, AllOf(HasSubstr(warning), HasSubstr("Add .env to the project's .gitignore")));
+
+  // Listed in .gitignore but committed already: git goes on tracking it.
+  write_file_atomic(dotenv.parent_path() / ".gitignore", ".env\n");
+  git(dotenv.parent_path(), "add -f .env");
+  EXPECT_EQ(build_op(spec, "--dotenv " + quoted(dotenv), output), 1);
+  EXPECT_THAT(output, AllOf(HasSubstr("git would commit it"), HasSubstr("git rm --cached .env")));
+}
+
+TEST_F(BuildOp, DotenvThatGitIgnoresIsNotWarnedAbout) {
+  if (!git_available()) GTEST_SKIP() << "git is not installed";
+  const fs::path dotenv = project_dotenv();
+  git(dotenv.parent_path(), "init -q");
+  write_file_atomic(dotenv.parent_path() / ".gitignore", ".env\n");
+  std::string output;
+  EXPECT_EQ(build_op(spec_with({{"samples", 1}, {"rounds", 1}}), "--dotenv " + quoted(dotenv), output), 1);
+  EXPECT_THAT(output, AllOf(HasSubstr("no model is configured"), Not(HasSubstr("warning"))));
+}
+
+TEST_F(BuildOp, DotenvOutsideAGitWorkTreeOrWithoutGitIsNotWarnedAbout) {
+  const fs::path dotenv = project_dotenv();
+  const fs::path spec = spec_with({{"samples", 1}, {"rounds", 1}});
+  std::string output;
+  EXPECT_EQ(build_op(spec, "--dotenv " + quoted(dotenv), output), 1);
+  EXPECT_THAT(output, AllOf(HasSubstr("no model is configured"), Not(HasSubstr("warning"))));
+
+  if (git_available()) git(dotenv.parent_path(), "init -q");
+  EXPECT_EQ(build_op(spec, "--dotenv " + quoted(dotenv), output, "PATH=/nonexistent-kernelgen-test"), 1);
+  EXPECT_THAT(output, AllOf(HasSubstr("no model is configured"), Not(HasSubstr("warning"))));
+}
+
+}  // namespace
+}  // namespace kernelgen
