@@ -234,7 +234,10 @@ DeviceInfo describe(VkPhysicalDevice physical, uint32_t index) {
     vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, nullptr);
     std::vector<VkQueueFamilyProperties> families(count);
     vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, families.data());
-    if (families[family].timestampValidBits > 0) info.timestamp_period_ns = limits.timestampPeriod;
+    if (families[family].timestampValidBits > 0) {
+      info.timestamp_period_ns = limits.timestampPeriod;
+      info.timestamp_valid_bits = families[family].timestampValidBits;
+    }
   }
 
   uint32_t extension_count = 0;
@@ -393,6 +396,12 @@ Device::Device(const DeviceOptions& options) : impl_(std::make_unique<Impl>()) {
   const uint32_t index = select(infos, devices, selector_of(options));
   impl_->physical = devices[index];
   impl_->info = infos[index];
+  if (impl_->info.api_version < VK_API_VERSION_1_1)
+    throw std::runtime_error("kernelgen: " + impl_->info.name + " supports Vulkan " +
+                             std::to_string(VK_API_VERSION_MAJOR(impl_->info.api_version)) + "." +
+                             std::to_string(VK_API_VERSION_MINOR(impl_->info.api_version)) +
+                             "; kernelgen needs Vulkan 1.1 or later: update its driver, or choose another device "
+                             "with KERNELGEN_DEVICE");
   impl_->family = static_cast<uint32_t>(compute_queue_family(impl_->physical));
   vkGetPhysicalDeviceMemoryProperties(impl_->physical, &impl_->memory);
 

@@ -10,6 +10,21 @@
 
 namespace kernelgen {
 
+uint64_t timestamp_ticks(uint64_t from, uint64_t to, uint32_t valid_bits) {
+  const uint64_t mask = valid_bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << valid_bits) - 1;
+  return ((to & mask) - (from & mask)) & mask;
+}
+
+std::string unbindable_buffer(std::span<const uint64_t> sizes, const DeviceInfo& device) {
+  for (size_t i = 0; i < sizes.size(); ++i)
+    if (device.max_storage_buffer_range > 0 && sizes[i] > device.max_storage_buffer_range)
+      return "kernelgen: buffer " + std::to_string(i) + " holds " + std::to_string(sizes[i]) + " bytes, more than " +
+             device.name + " can bind to a kernel at once (maxStorageBufferRange " +
+             std::to_string(device.max_storage_buffer_range) + " bytes); use smaller tensors, e.g. a smaller size "
+             "of the op's dims per call";
+  return "";
+}
+
 Sequence::Sequence(Device& device, uint32_t max_timestamps) : device_(&device), max_timestamps_(max_timestamps) {
   VkCommandBufferAllocateInfo allocate{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
   allocate.commandPool = device.vk_command_pool();
@@ -55,13 +70,16 @@ void Sequence::barrier() {
 
 Sequence& Sequence::dispatch(Kernel& kernel, const std::vector<const Buffer*>& buffers, Grid grid,
                              std::span<const uint32_t> dims) {
-  begin_if_needed();
   std::vector<VkBuffer> handles;
-  std::vector<uint64_t> identity;
+  std::vector<uint64_t> identity, sizes;
   for (const Buffer* buffer : buffers) {
     handles.push_back(buffer->vk_buffer());
     identity.push_back(buffer->id());
+    sizes.push_back(buffer->size());
   }
+  if (const std::string problem = unbindable_buffer(sizes, device_->info()); !problem.empty())
+    throw std::invalid_argument(problem);
+  begin_if_needed();
   barrier();
   kernel.record(command_buffer_, handles, grid, dims, identity);
   return *this;
@@ -116,7 +134,9 @@ void Sequence::reset() {
 double Sequence::elapsed_ns(uint32_t from, uint32_t to) const {
   if (from >= results_.size() || to >= results_.size())
     throw std::out_of_range("kernelgen: timestamp index past the last submit's " + std::to_string(results_.size()));
-  return static_cast<double>(results_[to] - results_[from]) * device_->info().timestamp_period_ns;
+  const DeviceInfo& info = device_->info();
+  return static_cast<double>(timestamp_ticks(results_[from], results_[to], info.timestamp_valid_bits)) *
+         info.timestamp_period_ns;
 }
 
 }  // namespace kernelgen

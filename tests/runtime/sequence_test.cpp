@@ -137,3 +137,36 @@ TEST_F(SequenceTimestamps, ResetStartsCountingAgain) {
 
 }  // namespace
 }  // namespace kernelgen
+
+namespace kernelgen {
+namespace {
+
+// Timestamps hold timestampValidBits bits; the bits above are undefined and the counter wraps.
+TEST(TimestampTicks, IgnoreTheBitsAboveTheValidOnesAndCountAcrossAWrap) {
+  EXPECT_EQ(timestamp_ticks(100, 350, 64), 250u);
+  EXPECT_EQ(timestamp_ticks(0xdead000000000000u | 100, 0xbeef000000000000u | 350, 36), 250u) << "garbage above";
+  EXPECT_EQ(timestamp_ticks((uint64_t{1} << 36) - 10, 15, 36), 25u) << "wrapped at 2^36";
+  EXPECT_EQ(timestamp_ticks(~uint64_t{0} - 4, 5, 64), 10u) << "wrapped at 2^64";
+}
+
+TEST(UnbindableBuffer, NamesABufferBeyondTheDevicesStorageBufferRange) {
+  DeviceInfo device;
+  device.name = "Tiny GPU";
+  device.max_storage_buffer_range = 1u << 27;
+  const std::vector<uint64_t> fits{16, uint64_t{1} << 27};
+  EXPECT_EQ(unbindable_buffer(fits, device), "");
+  const std::vector<uint64_t> too_large{16, (uint64_t{1} << 27) + 4};
+  EXPECT_THAT(unbindable_buffer(too_large, device),
+              ::testing::HasSubstr("buffer 1 holds 134217732 bytes, more than Tiny GPU can bind to a kernel at once "
+                                   "(maxStorageBufferRange 134217728 bytes)"));
+}
+
+TEST(DeviceInfoForTimestamps, AQueueWithTimestampsReportsItsValidBits) {
+  const Device device;
+  if (device.info().timestamp_period_ns == 0) GTEST_SKIP() << device.info().name << " has no timestamps";
+  EXPECT_GE(device.info().timestamp_valid_bits, 36u);
+  EXPECT_LE(device.info().timestamp_valid_bits, 64u);
+}
+
+}  // namespace
+}  // namespace kernelgen

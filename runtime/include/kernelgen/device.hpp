@@ -58,6 +58,7 @@ struct DeviceInfo {
   uint32_t max_shared_memory_bytes = 0;
   uint64_t max_storage_buffer_range = 0;
   double timestamp_period_ns = 0;  // 0 when the compute queue has no timestamps
+  uint32_t timestamp_valid_bits = 0;  // the compute queue's timestampValidBits: a timestamp wraps at 2^bits
   std::vector<std::string> extensions;
   DeviceFeatures features;
 };

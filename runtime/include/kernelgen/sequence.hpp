@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "kernelgen/kernel.hpp"
@@ -11,6 +12,15 @@ namespace kernelgen {
 
 class Buffer;
 class Device;
+struct DeviceInfo;
+
+// Ticks from timestamp `from` to timestamp `to` of a queue whose timestamps have `valid_bits` bits: the bits
+// above are undefined, and the counter wraps at 2^valid_bits.
+uint64_t timestamp_ticks(uint64_t from, uint64_t to, uint32_t valid_bits);
+
+// Why `buffers` cannot be bound whole to a kernel on this device (one larger than maxStorageBufferRange), or
+// an empty string.
+std::string unbindable_buffer(std::span<const uint64_t> sizes, const DeviceInfo& device);
 
 // Several dispatches recorded into one command buffer and submitted once. A recorded sequence can be
 // submitted again as it is (for timing loops); reset() starts a new recording.
