@@ -154,6 +154,7 @@ Buffer& Buffer::operator=(Buffer&& other) noexcept {
 }
 
 void Buffer::release() {
+  if (buffer_ && id_) device_->buffer_watchers()->buffer_died(id_);
   free(*device_, Allocation{buffer_, memory_, mapped_});
   buffer_ = VK_NULL_HANDLE;
   memory_ = VK_NULL_HANDLE;

@@ -1,5 +1,7 @@
 #include "kernelgen/device.hpp"
 
+#include "kernelgen/kernel.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -353,6 +355,7 @@ struct Device::Impl {
   VkPhysicalDeviceMemoryProperties memory{};
   DeviceInfo info;
   bool robust = false;
+  std::shared_ptr<BufferWatchers> watchers = std::make_shared<BufferWatchers>();
 
   ~Impl() {
     if (device) {
@@ -497,6 +500,23 @@ const DeviceInfo& Device::info() const { return impl_->info; }
 bool Device::robust_buffer_access() const { return impl_->robust; }
 bool Device::gpu_assisted_validation() const { return impl_->gpu_assisted; }
 bool Device::validation_layer_available() { return layer_available(kValidationLayer); }
+
+void BufferWatchers::watch(Kernel* kernel) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  kernels_.push_back(kernel);
+}
+
+void BufferWatchers::unwatch(const Kernel* kernel) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  std::erase(kernels_, kernel);
+}
+
+void BufferWatchers::buffer_died(uint64_t id) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  for (Kernel* kernel : kernels_) kernel->forget_buffer(id);
+}
+
+const std::shared_ptr<BufferWatchers>& Device::buffer_watchers() const { return impl_->watchers; }
 
 std::vector<std::string> Device::take_validation_errors() {
   const std::lock_guard<std::mutex> lock(impl_->messages.mutex);

@@ -1,5 +1,6 @@
 #include "kernelgen/kernel.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -35,7 +36,10 @@ void check_contract(std::span<const uint32_t> spirv, uint32_t binding_count) {
 }  // namespace
 
 Kernel::Kernel(const Device& device, std::span<const uint32_t> spirv, uint32_t binding_count, uint32_t dim_count)
-    : Kernel(device.vk_device(), spirv, binding_count, dim_count) {}
+    : Kernel(device.vk_device(), spirv, binding_count, dim_count) {
+  watchers_ = device.buffer_watchers();
+  watchers_->watch(this);
+}
 
 Kernel::Kernel(VkDevice device, std::span<const uint32_t> spirv, uint32_t binding_count, uint32_t dim_count)
     : device_(device), binding_count_(binding_count), dim_count_(dim_count) {
@@ -86,7 +90,8 @@ void Kernel::create(std::span<const uint32_t> spirv) {
 Kernel::~Kernel() { release(); }
 
 Kernel::Kernel(Kernel&& other) noexcept
-    : device_(std::exchange(other.device_, VK_NULL_HANDLE)),
+    : watchers_(std::move(other.watchers_)),
+      device_(std::exchange(other.device_, VK_NULL_HANDLE)),
       binding_count_(other.binding_count_),
       dim_count_(other.dim_count_),
       module_(std::exchange(other.module_, VK_NULL_HANDLE)),
@@ -94,11 +99,20 @@ Kernel::Kernel(Kernel&& other) noexcept
       pipeline_layout_(std::exchange(other.pipeline_layout_, VK_NULL_HANDLE)),
       pipeline_(std::exchange(other.pipeline_, VK_NULL_HANDLE)),
       pools_(std::move(other.pools_)),
-      sets_in_last_pool_(other.sets_in_last_pool_),
-      sets_(std::move(other.sets_)) {}
+      sets_(std::move(other.sets_)) {
+  if (watchers_) {
+    watchers_->unwatch(&other);
+    watchers_->watch(this);
+  }
+}
 
 Kernel& Kernel::operator=(Kernel&& other) noexcept {
   Kernel moved(std::move(other));
+  // Each side watches under its own address again after the swap. A buffer that dies in between leaves a set
+  // cached under its id, which no new buffer shares: a set too many, never a wrong one.
+  if (watchers_) watchers_->unwatch(this);
+  if (moved.watchers_) moved.watchers_->unwatch(&moved);
+  std::swap(watchers_, moved.watchers_);
   std::swap(device_, moved.device_);
   std::swap(binding_count_, moved.binding_count_);
   std::swap(dim_count_, moved.dim_count_);
@@ -107,12 +121,15 @@ Kernel& Kernel::operator=(Kernel&& other) noexcept {
   std::swap(pipeline_layout_, moved.pipeline_layout_);
   std::swap(pipeline_, moved.pipeline_);
   std::swap(pools_, moved.pools_);
-  std::swap(sets_in_last_pool_, moved.sets_in_last_pool_);
   std::swap(sets_, moved.sets_);
+  if (watchers_) watchers_->watch(this);
+  if (moved.watchers_) moved.watchers_->watch(&moved);
   return *this;
 }
 
 void Kernel::release() {
+  if (watchers_) watchers_->unwatch(this);
+  watchers_.reset();
   if (!device_) return;
   for (VkDescriptorPool pool : pools_) vkDestroyDescriptorPool(device_, pool, nullptr);
   pools_.clear();
@@ -131,26 +148,31 @@ VkDescriptorSet Kernel::descriptor_set(std::span<const VkBuffer> buffers, std::s
   std::pair<bool, std::vector<uint64_t>> key{!identity.empty(), {identity.begin(), identity.end()}};
   if (identity.empty())
     for (VkBuffer buffer : buffers) key.second.push_back(reinterpret_cast<uint64_t>(buffer));
-  if (auto found = sets_.find(key); found != sets_.end()) return found->second;
+  const std::lock_guard<std::mutex> lock(*sets_mutex_);
+  if (auto found = sets_.find(key); found != sets_.end()) return found->second.set;
 
-  if (pools_.empty() || sets_in_last_pool_ == kSetsPerPool) {
+  // Sets are freed when a buffer dies, so any pool may have room: the newest first, then a new one.
+  VkDescriptorSetAllocateInfo allocate{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  allocate.descriptorSetCount = 1;
+  allocate.pSetLayouts = &set_layout_;
+  VkDescriptorSet set = VK_NULL_HANDLE;
+  for (auto pool = pools_.rbegin(); pool != pools_.rend() && !set; ++pool) {
+    allocate.descriptorPool = *pool;
+    if (vkAllocateDescriptorSets(device_, &allocate, &set) != VK_SUCCESS) set = VK_NULL_HANDLE;
+  }
+  if (!set) {
     VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kSetsPerPool * binding_count_};
     VkDescriptorPoolCreateInfo create{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    create.flags = VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT;
     create.maxSets = kSetsPerPool;
     create.poolSizeCount = 1;
     create.pPoolSizes = &size;
     VkDescriptorPool pool = VK_NULL_HANDLE;
     vk_check(vkCreateDescriptorPool(device_, &create, nullptr, &pool), "creating a descriptor pool");
     pools_.push_back(pool);
-    sets_in_last_pool_ = 0;
+    allocate.descriptorPool = pool;
+    vk_check(vkAllocateDescriptorSets(device_, &allocate, &set), "allocating a descriptor set");
   }
-  VkDescriptorSetAllocateInfo allocate{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-  allocate.descriptorPool = pools_.back();
-  allocate.descriptorSetCount = 1;
-  allocate.pSetLayouts = &set_layout_;
-  VkDescriptorSet set = VK_NULL_HANDLE;
-  vk_check(vkAllocateDescriptorSets(device_, &allocate, &set), "allocating a descriptor set");
-  ++sets_in_last_pool_;
 
   std::vector<VkDescriptorBufferInfo> infos(binding_count_);
   std::vector<VkWriteDescriptorSet> writes(binding_count_);
@@ -164,8 +186,26 @@ VkDescriptorSet Kernel::descriptor_set(std::span<const VkBuffer> buffers, std::s
     writes[i].pBufferInfo = &infos[i];
   }
   vkUpdateDescriptorSets(device_, binding_count_, writes.data(), 0, nullptr);
-  sets_.emplace(std::move(key), set);
+  sets_.emplace(std::move(key), CachedSet{set, allocate.descriptorPool});
   return set;
+}
+
+void Kernel::forget_buffer(uint64_t id) {
+  const std::lock_guard<std::mutex> lock(*sets_mutex_);
+  for (auto entry = sets_.begin(); entry != sets_.end();) {
+    const auto& [identities_given, ids] = entry->first;
+    if (identities_given && std::find(ids.begin(), ids.end(), id) != ids.end()) {
+      vkFreeDescriptorSets(device_, entry->second.pool, 1, &entry->second.set);
+      entry = sets_.erase(entry);
+    } else {
+      ++entry;
+    }
+  }
+}
+
+std::size_t Kernel::cached_descriptor_sets() const {
+  const std::lock_guard<std::mutex> lock(*sets_mutex_);
+  return sets_.size();
 }
 
 void Kernel::record(VkCommandBuffer command_buffer, std::span<const VkBuffer> buffers, Grid grid,

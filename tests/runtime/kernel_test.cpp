@@ -156,5 +156,64 @@ TEST_F(KernelTest, StaysUsableAfterBeingMoved) {
   EXPECT_EQ(out.download<float>()[10], 11.0f);
 }
 
+// Issue 9's loop: buffers made on the stack each iteration get the addresses, and often the VkBuffer handles,
+// of the last iteration's dead ones. Each iteration must compute on its own buffers, and the kernel's cache
+// must not grow with the iterations: a set is freed when a buffer it names dies.
+TEST_F(KernelTest, BuffersMadeAndDroppedInALoopNeverMeetAStaleSetAndTheCacheStaysSmall) {
+  Kernel kernel(device, add_one, 2);
+  Sequence sequence(device, 0);
+  for (int iteration = 0; iteration < 100; ++iteration) {
+    Buffer in(device, 64 * 4), out(device, 64 * 4);
+    std::vector<float> values(64, static_cast<float>(iteration));
+    in.upload(std::span<const float>(values));
+    sequence.reset();
+    sequence.dispatch(kernel, {&in, &out}, {1, 1, 1}).submit();
+    ASSERT_EQ(out.download<float>()[37], static_cast<float>(iteration) + 1) << "iteration " << iteration;
+    EXPECT_EQ(kernel.cached_descriptor_sets(), 1u);
+  }
+  EXPECT_EQ(kernel.cached_descriptor_sets(), 0u) << "the last iteration's buffers died too";
+}
+
+TEST_F(KernelTest, ABufferDyingForgetsOnlyTheSetsThatNameIt) {
+  Kernel kernel(device, add_one, 2);
+  Buffer in(device, 64 * 4), kept(device, 64 * 4);
+  Sequence sequence(device, 0);
+  {
+    Buffer dropped(device, 64 * 4);
+    sequence.dispatch(kernel, {&in, &kept}, {1, 1, 1}).dispatch(kernel, {&in, &dropped}, {1, 1, 1}).submit();
+    EXPECT_EQ(kernel.cached_descriptor_sets(), 2u);
+  }
+  EXPECT_EQ(kernel.cached_descriptor_sets(), 1u);
+  // A freed set's room is used again rather than a pool more.
+  for (int i = 0; i < 40; ++i) {
+    Buffer out(device, 64 * 4);
+    sequence.reset();
+    sequence.dispatch(kernel, {&in, &out}, {1, 1, 1}).submit();
+  }
+  EXPECT_EQ(kernel.cached_descriptor_sets(), 1u);
+}
+
+TEST_F(KernelTest, AMovedKernelStillForgetsTheSetsOfDeadBuffers) {
+  Kernel first(device, add_one, 2);
+  Kernel kernel(std::move(first));
+  Kernel assigned(device, add_one, 2);
+  Buffer in(device, 64 * 4);
+  Sequence sequence(device, 0);
+  {
+    Buffer out(device, 64 * 4);
+    sequence.dispatch(kernel, {&in, &out}, {1, 1, 1}).submit();
+    EXPECT_EQ(kernel.cached_descriptor_sets(), 1u);
+  }
+  EXPECT_EQ(kernel.cached_descriptor_sets(), 0u);
+  assigned = std::move(kernel);
+  {
+    Buffer out(device, 64 * 4);
+    sequence.reset();
+    sequence.dispatch(assigned, {&in, &out}, {1, 1, 1}).submit();
+    EXPECT_EQ(assigned.cached_descriptor_sets(), 1u);
+  }
+  EXPECT_EQ(assigned.cached_descriptor_sets(), 0u);
+}
+
 }  // namespace
 }  // namespace kernelgen

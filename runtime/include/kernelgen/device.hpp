@@ -4,10 +4,28 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 namespace kernelgen {
+
+class Kernel;
+
+// Kernels made on a Device hear of every Buffer of it that dies, so they free the descriptor sets naming it and
+// their caches stay as large as the live buffer lists. Correctness never depends on it: a Buffer's id is never
+// reused, so a set cached for a dead buffer is never met again. Shared by the Device and its kernels, so either
+// may go first; thread-safe.
+class BufferWatchers {
+ public:
+  void watch(Kernel* kernel);
+  void unwatch(const Kernel* kernel);
+  void buffer_died(uint64_t id);
+
+ private:
+  std::mutex mutex_;
+  std::vector<Kernel*> kernels_;
+};
 
 struct DeviceOptions {
   // Index ("1") or case-insensitive name substring ("llvmpipe", "H100"). Empty: $KERNELGEN_DEVICE, else the
@@ -107,6 +125,9 @@ class Device {
 
   // Submit one command buffer and block until it completes.
   void submit_and_wait(VkCommandBuffer command_buffer) const;
+
+  // The kernels made on this device, told of every Buffer of it that dies (see BufferWatchers).
+  const std::shared_ptr<BufferWatchers>& buffer_watchers() const;
 
  private:
   struct Impl;

@@ -3,6 +3,8 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <span>
 #include <vector>
 
@@ -11,6 +13,7 @@
 namespace kernelgen {
 
 class Device;
+class BufferWatchers;
 
 // A compute pipeline made from SPIR-V words whose interface is the kernel contract's: descriptor set 0,
 // bindings 0..binding_count-1, all storage buffers, and for an op with symbolic dims one uint push constant per
@@ -34,15 +37,28 @@ class Kernel {
   // Binds the buffers (whole range, binding i = buffers[i]), pushes the dims (dim_count() values) and
   // dispatches. Descriptor sets are cached per distinct buffer list, so calling again with the same buffers
   // allocates nothing; `identity` (one Buffer::id() per buffer) keys that cache when given, since a VkBuffer
-  // handle may be recycled for a new buffer once its buffer dies. The caller places barriers around it.
+  // handle may be recycled for a new buffer once its buffer dies. A kernel made on a kernelgen Device frees
+  // the sets naming a kernelgen Buffer when it dies; for an engine's own VkBuffers (no identity) the sets live
+  // as long as the kernel. The caller places barriers around it.
   void record(VkCommandBuffer command_buffer, std::span<const VkBuffer> buffers, Grid grid,
               std::span<const uint32_t> dims = {}, std::span<const uint64_t> identity = {});
+
+  // Frees the descriptor sets whose buffer lists hold the buffer with this Buffer::id() (Device calls it).
+  void forget_buffer(uint64_t id);
+  // How many descriptor sets are cached now.
+  std::size_t cached_descriptor_sets() const;
 
  private:
   void create(std::span<const uint32_t> spirv);
   VkDescriptorSet descriptor_set(std::span<const VkBuffer> buffers, std::span<const uint64_t> identity);
   void release();
 
+  struct CachedSet {
+    VkDescriptorSet set = VK_NULL_HANDLE;
+    VkDescriptorPool pool = VK_NULL_HANDLE;
+  };
+
+  std::shared_ptr<BufferWatchers> watchers_;  // its Device's; null for an engine's VkDevice
   VkDevice device_ = VK_NULL_HANDLE;
   uint32_t binding_count_ = 0;
   uint32_t dim_count_ = 0;
@@ -51,9 +67,10 @@ class Kernel {
   VkPipelineLayout pipeline_layout_ = VK_NULL_HANDLE;
   VkPipeline pipeline_ = VK_NULL_HANDLE;
   std::vector<VkDescriptorPool> pools_;
-  uint32_t sets_in_last_pool_ = 0;
-  // Keyed by (identities given, the identities or else the handles).
-  std::map<std::pair<bool, std::vector<uint64_t>>, VkDescriptorSet> sets_;
+  // Keyed by (identities given, the identities or else the handles). Guarded by sets_mutex_: a buffer may die
+  // on another thread.
+  std::map<std::pair<bool, std::vector<uint64_t>>, CachedSet> sets_;
+  std::unique_ptr<std::mutex> sets_mutex_ = std::make_unique<std::mutex>();
 };
 
 }  // namespace kernelgen
