@@ -3,6 +3,7 @@
 #include "kernelgen/kernel.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -306,6 +307,19 @@ std::string describe_all(const std::vector<DeviceInfo>& infos) {
 }
 
 // The index chosen by selector (index or name substring) or by type preference.
+}  // namespace
+
+bool matches_selector(const DeviceInfo& device, const std::string& selector) {
+  const bool numeric =
+      !selector.empty() && std::all_of(selector.begin(), selector.end(), [](unsigned char c) { return std::isdigit(c); });
+  if (!numeric) return !selector.empty() && lower(device.name).find(lower(selector)) != std::string::npos;
+  errno = 0;
+  const unsigned long long index = std::strtoull(selector.c_str(), nullptr, 10);
+  return errno == 0 && index == device.index;
+}
+
+namespace {
+
 uint32_t select(const std::vector<DeviceInfo>& infos, const std::vector<VkPhysicalDevice>& devices,
                 const std::string& selector) {
   if (infos.empty())
@@ -316,12 +330,8 @@ uint32_t select(const std::vector<DeviceInfo>& infos, const std::vector<VkPhysic
   for (const auto& info : infos)
     if (compute_queue_family(devices[info.index]) >= 0) usable.push_back(info.index);
   if (!selector.empty()) {
-    const bool numeric = std::all_of(selector.begin(), selector.end(), [](char c) { return std::isdigit(c); });
-    for (uint32_t index : usable) {
-      if (numeric ? std::stoul(selector) == index
-                  : lower(infos[index].name).find(lower(selector)) != std::string::npos)
-        return index;
-    }
+    for (uint32_t index : usable)
+      if (matches_selector(infos[index], selector)) return index;
     throw std::runtime_error("kernelgen: no Vulkan device with compute matches KERNELGEN_DEVICE='" + selector +
                              "'; devices:" + describe_all(infos));
   }

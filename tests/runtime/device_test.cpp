@@ -258,3 +258,21 @@ TEST(Device, MovesWithoutLosingTheDevice) {
 
 }  // namespace
 }  // namespace kernelgen
+
+namespace kernelgen {
+namespace {
+
+TEST(MatchesSelector, AnIndexOrACaseInsensitivePartOfTheName) {
+  DeviceInfo device;
+  device.index = 1;
+  device.name = "llvmpipe (LLVM 15.0.6, 256 bits)";
+  EXPECT_TRUE(matches_selector(device, "1"));
+  EXPECT_TRUE(matches_selector(device, "LLVMpipe"));
+  EXPECT_FALSE(matches_selector(device, "0"));
+  EXPECT_FALSE(matches_selector(device, "radeon"));
+  EXPECT_FALSE(matches_selector(device, ""));
+  EXPECT_FALSE(matches_selector(device, "99999999999999999999999")) << "too large an index matches nothing";
+}
+
+}  // namespace
+}  // namespace kernelgen

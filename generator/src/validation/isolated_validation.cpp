@@ -242,9 +242,7 @@ Verdict evaluate_on_worker(const std::filesystem::path& tool, double timeout_s, 
                   {"timing_runs", options.timing_runs},
                   {"stress_runs", options.stress_runs}};
   if (device_index) request["device"] = *device_index;
-  IsolationSettings settings;
-  settings.timeout_s = timeout_s;
-  const ChildRun run = run_child(tool, request.dump(), settings.timeout_s);
+  const ChildRun run = run_child(tool, request.dump(), timeout_s);
 
   WorkerAnswer answer;
   for (size_t start = 0; start < run.out.size();) {
@@ -268,7 +266,7 @@ Verdict evaluate_on_worker(const std::filesystem::path& tool, double timeout_s, 
   verdict.log = run.err_tail;
   if (run.timed_out) {
     verdict.status = Status::TIMEOUT;
-    verdict.reason = "did not finish within " + seconds_text(settings.timeout_s) +
+    verdict.reason = "did not finish within " + seconds_text(timeout_s) +
                      " s; an infinite loop or a far too slow kernel";
   } else if (WIFSIGNALED(run.wait_status)) {
     verdict.reason = "the validation process died of " + describe_signal(WTERMSIG(run.wait_status)) +

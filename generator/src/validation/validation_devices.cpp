@@ -31,11 +31,8 @@ std::invalid_argument bad_setting(const std::string& value, const std::string& w
 }
 
 const DeviceInfo* find_device(const std::string& item, const std::vector<DeviceInfo>& present) {
-  const bool digits = !item.empty() && std::all_of(item.begin(), item.end(), [](unsigned char c) { return std::isdigit(c); });
-  for (const DeviceInfo& device : present) {
-    if (digits ? std::to_string(device.index) == item : lowercase(device.name).find(lowercase(item)) != std::string::npos)
-      return &device;
-  }
+  for (const DeviceInfo& device : present)
+    if (matches_selector(device, item)) return &device;
   return nullptr;
 }
 

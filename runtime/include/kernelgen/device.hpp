@@ -81,6 +81,9 @@ struct DeviceInfo {
   DeviceFeatures features;
 };
 
+// Whether a selector names this device: its index ("1"), or a case-insensitive part of its name ("llvmpipe").
+bool matches_selector(const DeviceInfo& device, const std::string& selector);
+
 // A Vulkan instance, one physical device and a logical device with one compute queue.
 class Device {
  public:
