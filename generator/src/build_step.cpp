@@ -244,8 +244,9 @@ int run_build_step(const BuildStepOptions& options) {
     config.base_seed = base_seed_from_environment();
     config.stress_runs = stress_runs_from_environment();
     config.isolation.timeout_s = validation_timeout(sources.get("KERNELGEN_VALIDATION_TIMEOUT_S"));
-    config.isolation.devices = validation_devices(sources.get("KERNELGEN_VALIDATION_DEVICES"), Device::list(),
-                                                  Device::describe_selected());
+    // This process never runs a candidate: each is validated in a child process on a device of its own.
+    const DeviceInfo device = Device::describe_selected();
+    config.isolation.devices = validation_devices(sources.get("KERNELGEN_VALIDATION_DEVICES"), Device::list(), device);
     config.on_progress = [](const SearchProgress& progress) {
       std::fprintf(stderr, "kernelgen: %s\n", describe_progress(progress).c_str());
     };
@@ -253,8 +254,6 @@ int run_build_step(const BuildStepOptions& options) {
     // What killed runs left half-written stays hidden; clear it before adding more.
     for (const auto& directory : {options.log_dir, std::filesystem::path(spec.generated_dir).parent_path()})
       if (!directory.empty()) remove_abandoned_siblings(directory);
-    // This process never runs a candidate: each is validated in a child process on a device of its own.
-    const DeviceInfo device = Device::describe_selected();
     const SearchOutcome outcome = run_search(device, spec, reference_text, hash, declared, config);
     if (!outcome.best) {
       std::fprintf(stderr, "kernelgen: op '%s': no candidate passed validation (%s); %s is unchanged.\n%s",

@@ -89,7 +89,8 @@ double integer_value(const Pattern& p, int64_t i, int64_t count, double low, dou
   auto uniform = [&](double a, double b) {
     return static_cast<double>(std::uniform_int_distribution<int64_t>(static_cast<int64_t>(a), static_cast<int64_t>(b))(rng));
   };
-  if (kind == "uniform") return uniform(small_low, std::min(high, 100.0));
+  // The float-only cases (subnormal, nonfinite) hold small integers, as uniform does.
+  if (kind == "uniform" || kind == "subnormal" || kind == "nonfinite") return uniform(small_low, std::min(high, 100.0));
   if (kind == "normal") return std::clamp(std::round(std::normal_distribution<double>(0.0, 30.0)(rng)), low, high);
   if (kind == "sparse") {
     if (!std::bernoulli_distribution(0.1)(rng)) return 0.0;
@@ -102,7 +103,6 @@ double integer_value(const Pattern& p, int64_t i, int64_t count, double low, dou
   if (kind == "extremes") return i % 2 ? low : high;
   if (kind == "checkerboard") return low < 0 ? checkerboard_sign(p, i) : (checkerboard_sign(p, i) + 1) / 2;
   if (kind == "mixed") return i % 2 ? uniform(low, high) : uniform(small_low, std::min(high, 100.0));
-  if (kind == "subnormal" || kind == "nonfinite") return uniform(small_low, std::min(high, 100.0));
   // ramp: distinct where the range allows, wrapped into it.
   const double span = high - low + 1;
   const double offset = static_cast<double>(low < 0 ? i - count / 2 : i);
