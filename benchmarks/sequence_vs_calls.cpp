@@ -39,7 +39,7 @@ void BM_one_sequence(benchmark::State& state) {
   Fixture& f = fixture();
   kernelgen::Sequence sequence(f.device, 0);
   for (int64_t i = 0; i < state.range(0); ++i) f.relu.record(sequence, f.dims, f.x, f.y);
-  for (auto _ : state) sequence.submit();
+  for (auto _ : state) sequence.run();
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 BENCHMARK(BM_one_sequence)->Arg(16)->UseRealTime()->Unit(benchmark::kMicrosecond);

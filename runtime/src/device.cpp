@@ -1,18 +1,25 @@
 #include "kernelgen/device.hpp"
 
-#include "kernelgen/kernel.hpp"
-
 #include <algorithm>
 #include <cerrno>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <mutex>
 #include <stdexcept>
 #include <utility>
 
+#include "device_internals.hpp"
+#include "device_memory.hpp"
 #include "kernelgen/error.hpp"
+#include "kernelgen/kernel.hpp"
+#include "kernelgen/sequence.hpp"
+#include "submitted_work.hpp"
+#include "transfers.hpp"
 #include "vk_check.hpp"
 
 namespace kernelgen {
@@ -349,6 +356,54 @@ std::string selector_of(const DeviceOptions& options) {
   return !options.selector.empty() ? options.selector : (env_selector ? env_selector : "");
 }
 
+uint32_t spin_wait_us_of(const DeviceOptions& options, const DeviceInfo& info) {
+  if (options.spin_wait_us >= 0) return static_cast<uint32_t>(options.spin_wait_us);
+  if (const char* text = std::getenv("KERNELGEN_SPIN_WAIT_US"); text && *text) {
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long value = std::strtoul(text, &end, 10);
+    if (errno != 0 || *end != '\0' || value > 10'000'000)
+      throw std::invalid_argument(std::string("kernelgen: KERNELGEN_SPIN_WAIT_US='") + text +
+                                  "' is not a number of microseconds from 0 to 10000000");
+    return static_cast<uint32_t>(value);
+  }
+  return info.type == "cpu" ? 0 : 1000;
+}
+
+std::string pipeline_cache_path_of(const DeviceOptions& options) {
+  const char* env_path = std::getenv("KERNELGEN_PIPELINE_CACHE");
+  return !options.pipeline_cache_path.empty() ? options.pipeline_cache_path : (env_path ? env_path : "");
+}
+
+// The cache's saved bytes, or none when the file is missing. The driver checks the header (vendor, device,
+// cache UUID) itself and starts empty on a mismatch, so a cache from another driver is harmless.
+std::vector<char> read_pipeline_cache(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return {};
+  return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+}
+
+// Writes beside the file and renames, so a crash leaves the old cache or the new one, never half of one.
+void write_pipeline_cache(VkDevice device, VkPipelineCache cache, const std::string& path) {
+  size_t size = 0;
+  if (vkGetPipelineCacheData(device, cache, &size, nullptr) != VK_SUCCESS || size == 0) return;
+  std::vector<char> data(size);
+  if (vkGetPipelineCacheData(device, cache, &size, data.data()) != VK_SUCCESS) return;
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
+    if (!file.write(data.data(), static_cast<std::streamsize>(size))) {
+      std::fprintf(stderr, "kernelgen: could not write the pipeline cache %s\n", temporary.c_str());
+      return;
+    }
+  }
+  std::error_code error;
+  std::filesystem::rename(temporary, path, error);
+  if (error)
+    std::fprintf(stderr, "kernelgen: could not write the pipeline cache %s: %s\n", path.c_str(),
+                 error.message().c_str());
+}
+
 }  // namespace
 
 struct Device::Impl {
@@ -361,8 +416,13 @@ struct Device::Impl {
   VkQueue queue = VK_NULL_HANDLE;
   uint32_t family = 0;
   VkCommandPool pool = VK_NULL_HANDLE;
-  VkFence fence = VK_NULL_HANDLE;
-  VkPhysicalDeviceMemoryProperties memory{};
+  VkPipelineCache pipeline_cache = VK_NULL_HANDLE;
+  std::string pipeline_cache_path;
+  uint32_t spin_wait_us = 0;
+  bool always_stage = false;
+  std::unique_ptr<DeviceMemory> memory;
+  std::unique_ptr<Queue> submissions;
+  std::unique_ptr<Transfers> transfers;
   DeviceInfo info;
   bool robust = false;
   std::shared_ptr<BufferWatchers> watchers = std::make_shared<BufferWatchers>();
@@ -370,7 +430,13 @@ struct Device::Impl {
   ~Impl() {
     if (device) {
       vkDeviceWaitIdle(device);
-      if (fence) vkDestroyFence(device, fence, nullptr);
+      if (submissions) submissions->close();  // a Submission still held now counts as finished
+      transfers.reset();
+      memory.reset();
+      if (pipeline_cache) {
+        if (!pipeline_cache_path.empty()) write_pipeline_cache(device, pipeline_cache, pipeline_cache_path);
+        vkDestroyPipelineCache(device, pipeline_cache, nullptr);
+      }
       if (pool) vkDestroyCommandPool(device, pool, nullptr);
       vkDestroyDevice(device, nullptr);
     }
@@ -416,7 +482,8 @@ Device::Device(const DeviceOptions& options) : impl_(std::make_unique<Impl>()) {
                              "; kernelgen needs Vulkan 1.1 or later: update its driver, or choose another device "
                              "with KERNELGEN_DEVICE");
   impl_->family = static_cast<uint32_t>(compute_queue_family(impl_->physical));
-  vkGetPhysicalDeviceMemoryProperties(impl_->physical, &impl_->memory);
+  impl_->spin_wait_us = spin_wait_us_of(options, impl_->info);
+  impl_->always_stage = options.always_stage || env_flag("KERNELGEN_ALWAYS_STAGE");
 
   const float priority = 1.0f;
   VkDeviceQueueCreateInfo queue{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
@@ -468,8 +535,28 @@ Device::Device(const DeviceOptions& options) : impl_(std::make_unique<Impl>()) {
   pool.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
   pool.queueFamilyIndex = impl_->family;
   vk_check(vkCreateCommandPool(impl_->device, &pool, nullptr, &impl_->pool), "creating a command pool");
-  VkFenceCreateInfo fence{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  vk_check(vkCreateFence(impl_->device, &fence, nullptr, &impl_->fence), "creating a fence");
+
+  VkPhysicalDeviceMemoryProperties memory;
+  vkGetPhysicalDeviceMemoryProperties(impl_->physical, &memory);
+  impl_->memory = std::make_unique<DeviceMemory>(impl_->device, memory, impl_->info.name);
+  impl_->submissions = std::make_unique<Queue>(impl_->device, impl_->queue, impl_->spin_wait_us, impl_->info.name);
+  impl_->transfers = std::make_unique<Transfers>(impl_->device, impl_->family, *impl_->submissions, *impl_->memory);
+
+  impl_->pipeline_cache_path = pipeline_cache_path_of(options);
+  const std::vector<char> saved = impl_->pipeline_cache_path.empty()
+                                      ? std::vector<char>{}
+                                      : read_pipeline_cache(impl_->pipeline_cache_path);
+  VkPipelineCacheCreateInfo cache{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+  cache.initialDataSize = saved.size();
+  cache.pInitialData = saved.empty() ? nullptr : saved.data();
+  VkResult result = vkCreatePipelineCache(impl_->device, &cache, nullptr, &impl_->pipeline_cache);
+  if (result != VK_SUCCESS && !saved.empty()) {
+    // Data the driver will not take is dropped, not an error: the cache only saves time.
+    cache.initialDataSize = 0;
+    cache.pInitialData = nullptr;
+    result = vkCreatePipelineCache(impl_->device, &cache, nullptr, &impl_->pipeline_cache);
+  }
+  vk_check(result, "creating a pipeline cache");
 }
 
 Device::~Device() = default;
@@ -509,6 +596,7 @@ DeviceInfo Device::describe_selected(const DeviceOptions& options) {
 const DeviceInfo& Device::info() const { return impl_->info; }
 bool Device::robust_buffer_access() const { return impl_->robust; }
 bool Device::gpu_assisted_validation() const { return impl_->gpu_assisted; }
+bool Device::always_stage() const { return impl_->always_stage; }
 bool Device::validation_layer_available() { return layer_available(kValidationLayer); }
 
 void BufferWatchers::watch(Kernel* kernel) {
@@ -521,8 +609,21 @@ void BufferWatchers::unwatch(const Kernel* kernel) {
   std::erase(kernels_, kernel);
 }
 
+void BufferWatchers::watch(Sequence* sequence) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  sequences_.push_back(sequence);
+}
+
+void BufferWatchers::unwatch(const Sequence* sequence) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  std::erase(sequences_, sequence);
+}
+
 void BufferWatchers::buffer_died(uint64_t id) {
   const std::lock_guard<std::mutex> lock(mutex_);
+  // Sequences first: a submission still using the buffer, and so its descriptor sets, must end before the
+  // kernels free those sets.
+  for (Sequence* sequence : sequences_) sequence->forget_buffer(id);
   for (Kernel* kernel : kernels_) kernel->forget_buffer(id);
 }
 
@@ -543,23 +644,24 @@ VkDevice Device::vk_device() const { return impl_->device; }
 VkQueue Device::vk_queue() const { return impl_->queue; }
 uint32_t Device::queue_family() const { return impl_->family; }
 VkCommandPool Device::vk_command_pool() const { return impl_->pool; }
+uint32_t Device::spin_wait_us() const { return impl_->spin_wait_us; }
 
 int Device::memory_type(uint32_t type_bits, VkMemoryPropertyFlags required) const {
-  for (uint32_t i = 0; i < impl_->memory.memoryTypeCount; ++i) {
-    if ((type_bits & (1u << i)) && (impl_->memory.memoryTypes[i].propertyFlags & required) == required)
-      return static_cast<int>(i);
-  }
-  return -1;
+  return impl_->memory->memory_type(type_bits, required);
 }
 
-void Device::submit_and_wait(VkCommandBuffer command_buffer) const {
-  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-  submit.commandBufferCount = 1;
-  submit.pCommandBuffers = &command_buffer;
-  vk_check(vkResetFences(impl_->device, 1, &impl_->fence), "resetting the submit fence");
-  vk_check(vkQueueSubmit(impl_->queue, 1, &submit, impl_->fence), "submitting work to " + impl_->info.name);
-  vk_check(vkWaitForFences(impl_->device, 1, &impl_->fence, VK_TRUE, UINT64_MAX),
-           "waiting for work on " + impl_->info.name);
+Submission Device::submit(VkCommandBuffer command_buffer) const {
+  return Submission(impl_->transfers->submit(command_buffer));
 }
+
+void Device::submit_and_wait(VkCommandBuffer command_buffer) const { submit(command_buffer).wait(); }
+
+void Device::flush_uploads() const {
+  if (auto work = impl_->transfers->submit(VK_NULL_HANDLE)) work->wait();
+}
+
+DeviceMemory& DeviceInternals::memory(const Device& device) { return *device.impl_->memory; }
+Transfers& DeviceInternals::transfers(const Device& device) { return *device.impl_->transfers; }
+VkPipelineCache DeviceInternals::pipeline_cache(const Device& device) { return device.impl_->pipeline_cache; }
 
 }  // namespace kernelgen

@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "device_internals.hpp"
 #include "kernelgen/device.hpp"
 #include "kernelgen/spirv_interface.hpp"
 #include "vk_check.hpp"
@@ -15,8 +16,9 @@ namespace {
 
 constexpr uint32_t kSetsPerPool = 16;
 
-// The runtime trusts only what the contract promises: bindings 0..n-1 of set 0, storage buffers.
-void check_contract(std::span<const uint32_t> spirv, uint32_t binding_count) {
+// The runtime trusts only what the contract promises: bindings 0..n-1 of set 0, storage buffers. Returns
+// which bindings the kernel may write.
+std::vector<bool> check_contract(std::span<const uint32_t> spirv, uint32_t binding_count) {
   std::string error;
   const auto interface = reflect_spirv(spirv, &error);
   if (!interface) throw std::invalid_argument("kernelgen: not a SPIR-V module: " + error);
@@ -31,28 +33,32 @@ void check_contract(std::span<const uint32_t> spirv, uint32_t binding_count) {
       throw std::invalid_argument("kernelgen: SPIR-V binding " + std::to_string(i) +
                                   " must be a storage buffer at set 0, binding " + std::to_string(i));
   }
+  std::vector<bool> writes;
+  for (const SpirvBinding& binding : interface->bindings) writes.push_back(!binding.readonly);
+  return writes;
 }
 
 }  // namespace
 
 Kernel::Kernel(const Device& device, std::span<const uint32_t> spirv, uint32_t binding_count, uint32_t dim_count)
-    : Kernel(device.vk_device(), spirv, binding_count, dim_count) {
+    : Kernel(device.vk_device(), spirv, binding_count, dim_count, DeviceInternals::pipeline_cache(device)) {
   watchers_ = device.buffer_watchers();
   watchers_->watch(this);
 }
 
-Kernel::Kernel(VkDevice device, std::span<const uint32_t> spirv, uint32_t binding_count, uint32_t dim_count)
+Kernel::Kernel(VkDevice device, std::span<const uint32_t> spirv, uint32_t binding_count, uint32_t dim_count,
+               VkPipelineCache pipeline_cache)
     : device_(device), binding_count_(binding_count), dim_count_(dim_count) {
-  check_contract(spirv, binding_count);
+  writes_ = check_contract(spirv, binding_count);
   try {
-    create(spirv);
+    create(spirv, pipeline_cache);
   } catch (...) {
     release();
     throw;
   }
 }
 
-void Kernel::create(std::span<const uint32_t> spirv) {
+void Kernel::create(std::span<const uint32_t> spirv, VkPipelineCache pipeline_cache) {
   VkShaderModuleCreateInfo module{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
   module.codeSize = spirv.size_bytes();
   module.pCode = spirv.data();
@@ -83,7 +89,7 @@ void Kernel::create(std::span<const uint32_t> spirv) {
   pipeline.stage.module = module_;
   pipeline.stage.pName = "main";
   pipeline.layout = pipeline_layout_;
-  vk_check(vkCreateComputePipelines(device_, VK_NULL_HANDLE, 1, &pipeline, nullptr, &pipeline_),
+  vk_check(vkCreateComputePipelines(device_, pipeline_cache, 1, &pipeline, nullptr, &pipeline_),
            "creating the compute pipeline");
 }
 
@@ -94,6 +100,7 @@ Kernel::Kernel(Kernel&& other) noexcept
       device_(std::exchange(other.device_, VK_NULL_HANDLE)),
       binding_count_(other.binding_count_),
       dim_count_(other.dim_count_),
+      writes_(std::move(other.writes_)),
       module_(std::exchange(other.module_, VK_NULL_HANDLE)),
       set_layout_(std::exchange(other.set_layout_, VK_NULL_HANDLE)),
       pipeline_layout_(std::exchange(other.pipeline_layout_, VK_NULL_HANDLE)),
@@ -116,6 +123,7 @@ Kernel& Kernel::operator=(Kernel&& other) noexcept {
   std::swap(device_, moved.device_);
   std::swap(binding_count_, moved.binding_count_);
   std::swap(dim_count_, moved.dim_count_);
+  std::swap(writes_, moved.writes_);
   std::swap(module_, moved.module_);
   std::swap(set_layout_, moved.set_layout_);
   std::swap(pipeline_layout_, moved.pipeline_layout_);
@@ -190,11 +198,15 @@ VkDescriptorSet Kernel::descriptor_set(std::span<const VkBuffer> buffers, std::s
   return set;
 }
 
-void Kernel::forget_buffer(uint64_t id) {
+void Kernel::forget_buffer(uint64_t id) { forget_if(true, id); }
+
+void Kernel::forget(VkBuffer buffer) { forget_if(false, reinterpret_cast<uint64_t>(buffer)); }
+
+void Kernel::forget_if(bool identities_given, uint64_t key) {
   const std::lock_guard<std::mutex> lock(*sets_mutex_);
   for (auto entry = sets_.begin(); entry != sets_.end();) {
-    const auto& [identities_given, ids] = entry->first;
-    if (identities_given && std::find(ids.begin(), ids.end(), id) != ids.end()) {
+    const auto& [given, keys] = entry->first;
+    if (given == identities_given && std::find(keys.begin(), keys.end(), key) != keys.end()) {
       vkFreeDescriptorSets(device_, entry->second.pool, 1, &entry->second.set);
       entry = sets_.erase(entry);
     } else {

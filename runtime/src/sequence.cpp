@@ -1,11 +1,15 @@
 #include "kernelgen/sequence.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
+#include "barriers.hpp"
+#include "device_internals.hpp"
 #include "kernelgen/buffer.hpp"
 #include "kernelgen/device.hpp"
-#include "one_shot.hpp"
+#include "submitted_work.hpp"
+#include "transfers.hpp"
 #include "vk_check.hpp"
 
 namespace kernelgen {
@@ -25,33 +29,68 @@ std::string unbindable_buffer(std::span<const uint64_t> sizes, const DeviceInfo&
   return "";
 }
 
-Sequence::Sequence(Device& device, uint32_t max_timestamps) : device_(&device), max_timestamps_(max_timestamps) {
+Sequence::Sequence(Device& device, uint32_t max_timestamps)
+    : device_(&device), watchers_(device.buffer_watchers()), max_timestamps_(max_timestamps) {
+  const VkDevice vk = device.vk_device();
+  // A pool of its own: recording into command buffers of one pool needs the pool to itself.
+  VkCommandPoolCreateInfo pool{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  pool.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  pool.queueFamilyIndex = device.queue_family();
+  vk_check(vkCreateCommandPool(vk, &pool, nullptr, &pool_), "creating a command pool");
   VkCommandBufferAllocateInfo allocate{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-  allocate.commandPool = device.vk_command_pool();
+  allocate.commandPool = pool_;
   allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
   allocate.commandBufferCount = 1;
-  vk_check(vkAllocateCommandBuffers(device.vk_device(), &allocate, &command_buffer_), "allocating a command buffer");
-  if (max_timestamps_ > 0 && device.info().timestamp_period_ns > 0) {
-    VkQueryPoolCreateInfo pool{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
-    pool.queryType = VK_QUERY_TYPE_TIMESTAMP;
-    pool.queryCount = max_timestamps_;
-    const VkResult result = vkCreateQueryPool(device.vk_device(), &pool, nullptr, &query_pool_);
-    if (result != VK_SUCCESS) {
-      vkFreeCommandBuffers(device.vk_device(), device.vk_command_pool(), 1, &command_buffer_);
-      vk_check(result, "creating a timestamp query pool");
-    }
+  VkResult result = vkAllocateCommandBuffers(vk, &allocate, &command_buffer_);
+  if (result == VK_SUCCESS && max_timestamps_ > 0 && device.info().timestamp_period_ns > 0) {
+    VkQueryPoolCreateInfo queries{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    queries.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    queries.queryCount = max_timestamps_;
+    result = vkCreateQueryPool(vk, &queries, nullptr, &query_pool_);
   }
+  if (result != VK_SUCCESS) {
+    vkDestroyCommandPool(vk, pool_, nullptr);
+    vk_check(result, "creating a command buffer and timestamp queries");
+  }
+  watchers_->watch(this);
 }
 
 Sequence::~Sequence() {
+  watchers_->unwatch(this);
+  try {
+    wait_for_submissions();
+  } catch (...) {
+    // A lost device: nothing runs any more.
+  }
   if (query_pool_) vkDestroyQueryPool(device_->vk_device(), query_pool_, nullptr);
-  vkFreeCommandBuffers(device_->vk_device(), device_->vk_command_pool(), 1, &command_buffer_);
+  vkDestroyCommandPool(device_->vk_device(), pool_, nullptr);
+}
+
+void Sequence::wait_for_submissions() {
+  std::vector<std::shared_ptr<SubmittedWork>> submitted;
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    submitted = submitted_;
+  }
+  for (const auto& work : submitted) work->wait();
+  const std::lock_guard<std::mutex> lock(mutex_);
+  std::erase_if(submitted_, [](const auto& work) { return work->ready(); });
+}
+
+void Sequence::forget_buffer(uint64_t id) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  if (std::find(recorded_ids_.begin(), recorded_ids_.end(), id) == recorded_ids_.end()) return;
+  for (const auto& work : submitted_) work->wait();
+  submitted_.clear();
+  stale_ = "kernelgen: a Buffer this Sequence recorded was destroyed; reset() it and record again";
 }
 
 void Sequence::begin_if_needed() {
   if (recording_) return;
   if (recorded_work_) throw std::logic_error("kernelgen: Sequence already recorded and submitted; call reset() first");
   VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  // Submitted again while a submission of it runs (one holding timestamps waits first: submit()).
+  begin.flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT;
   vk_check(vkBeginCommandBuffer(command_buffer_, &begin), "beginning a command buffer");
   if (query_pool_) vkCmdResetQueryPool(command_buffer_, query_pool_, 0, max_timestamps_);
   // Work from earlier submissions (uploads, other sequences) is visible to everything recorded here.
@@ -60,39 +99,58 @@ void Sequence::begin_if_needed() {
   recording_ = true;
 }
 
-void Sequence::barrier() {
-  memory_barrier(command_buffer_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-                 VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
-                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-                 VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
-                     VK_ACCESS_TRANSFER_WRITE_BIT);
+void Sequence::order_after_conflicts(std::span<const uint64_t> ids, const std::vector<bool>& writes) {
+  bool conflict = false;
+  for (const Access& earlier : since_barrier_)
+    for (size_t i = 0; i < ids.size() && !conflict; ++i)
+      conflict = earlier.id == ids[i] && (earlier.writes || writes[i]);
+  if (conflict) {
+    memory_barrier(command_buffer_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                   VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                   VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                       VK_ACCESS_TRANSFER_WRITE_BIT);
+    since_barrier_.clear();
+    ++barriers_;
+  }
+  for (size_t i = 0; i < ids.size(); ++i) since_barrier_.push_back({ids[i], writes[i]});
+  const std::lock_guard<std::mutex> lock(mutex_);
+  recorded_ids_.insert(recorded_ids_.end(), ids.begin(), ids.end());
 }
 
 Sequence& Sequence::dispatch(Kernel& kernel, const std::vector<const Buffer*>& buffers, Grid grid,
                              std::span<const uint32_t> dims) {
   std::vector<VkBuffer> handles;
   std::vector<uint64_t> identity, sizes;
-  for (const Buffer* buffer : buffers) {
-    handles.push_back(buffer->vk_buffer());
-    identity.push_back(buffer->id());
-    sizes.push_back(buffer->size());
+  std::vector<bool> writes;
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    if (!buffers[i]) throw std::invalid_argument("kernelgen: buffer " + std::to_string(i) + " is null");
+    handles.push_back(buffers[i]->vk_buffer());
+    identity.push_back(buffers[i]->id());
+    sizes.push_back(buffers[i]->size());
+    writes.push_back(i < kernel.binding_count() ? kernel.writes(static_cast<uint32_t>(i)) : true);
   }
   if (const std::string problem = unbindable_buffer(sizes, device_->info()); !problem.empty())
     throw std::invalid_argument(problem);
+  if (buffers.size() != kernel.binding_count())
+    throw std::invalid_argument("kernelgen: the kernel takes " + std::to_string(kernel.binding_count()) +
+                                " buffers, got " + std::to_string(buffers.size()));
   begin_if_needed();
-  barrier();
+  order_after_conflicts(identity, writes);
   kernel.record(command_buffer_, handles, grid, dims, identity);
   return *this;
 }
 
 Sequence& Sequence::fill(const Buffer& buffer, uint32_t word) {
   begin_if_needed();
-  barrier();
+  const uint64_t id = buffer.id();
+  order_after_conflicts(std::span<const uint64_t>(&id, 1), {true});
   vkCmdFillBuffer(command_buffer_, buffer.vk_buffer(), 0, VK_WHOLE_SIZE, word);
   return *this;
 }
 
 Sequence& Sequence::timestamp() {
+  if (max_timestamps_ == 0) throw std::length_error("kernelgen: this Sequence was made with max_timestamps 0");
   if (!query_pool_)
     throw std::runtime_error("kernelgen: " + device_->info().name + " has no timestamps on its compute queue");
   if (timestamps_ == max_timestamps_)
@@ -102,7 +160,7 @@ Sequence& Sequence::timestamp() {
   return *this;
 }
 
-void Sequence::submit() {
+Submission Sequence::submit() {
   if (recording_) {
     // Results become visible to the host and to later submissions.
     memory_barrier(command_buffer_, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT,
@@ -112,26 +170,51 @@ void Sequence::submit() {
     recording_ = false;
     recorded_work_ = true;
   }
-  if (!recorded_work_) return;
-  device_->submit_and_wait(command_buffer_);
-  if (timestamps_ > 0) {
-    results_.assign(timestamps_, 0);
-    vk_check(vkGetQueryPoolResults(device_->vk_device(), query_pool_, 0, timestamps_, timestamps_ * sizeof(uint64_t),
-                                   results_.data(), sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
-             "reading GPU timestamps");
-  }
+  if (!recorded_work_) return {};
+  // One set of timestamps: the last submission must end before the next overwrites them.
+  if (timestamps_ > 0) wait_for_submissions();
+  const std::lock_guard<std::mutex> lock(mutex_);
+  if (!stale_.empty()) throw std::logic_error(stale_);
+  // Held across the submit, so a buffer destroyed meanwhile on another thread waits for this submission.
+  while (!submitted_.empty() && submitted_.front()->ready()) submitted_.erase(submitted_.begin());
+  submitted_.push_back(DeviceInternals::transfers(*device_).submit(command_buffer_));
+  results_read_ = false;
+  return Submission(submitted_.back());
 }
 
+void Sequence::run() { submit().wait(); }
+
 void Sequence::reset() {
+  wait_for_submissions();
   if (recording_) vkEndCommandBuffer(command_buffer_);
   vk_check(vkResetCommandBuffer(command_buffer_, 0), "resetting a command buffer");
   recording_ = false;
   recorded_work_ = false;
   timestamps_ = 0;
+  barriers_ = 0;
+  since_barrier_.clear();
+  const std::lock_guard<std::mutex> lock(mutex_);
+  recorded_ids_.clear();
+  stale_.clear();
+  submitted_.clear();
   results_.clear();
+  results_read_ = false;
 }
 
 double Sequence::elapsed_ns(uint32_t from, uint32_t to) const {
+  std::shared_ptr<SubmittedWork> last;
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (!submitted_.empty()) last = submitted_.back();
+  }
+  if (last) last->wait();
+  if (!results_read_ && timestamps_ > 0 && recorded_work_) {
+    results_.assign(timestamps_, 0);
+    vk_check(vkGetQueryPoolResults(device_->vk_device(), query_pool_, 0, timestamps_, timestamps_ * sizeof(uint64_t),
+                                   results_.data(), sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+             "reading GPU timestamps");
+    results_read_ = true;
+  }
   if (from >= results_.size() || to >= results_.size())
     throw std::out_of_range("kernelgen: timestamp index past the last submit's " + std::to_string(results_.size()));
   const DeviceInfo& info = device_->info();

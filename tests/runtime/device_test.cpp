@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <cstdio>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -199,7 +200,7 @@ std::vector<T> run_in_to_out(Device& device, const std::string& glsl, const std:
   Buffer in(device, in_values.size() * sizeof(T)), out(device, in_values.size() * sizeof(T));
   in.upload(std::span<const T>(in_values));
   Sequence sequence(device, 0);
-  sequence.dispatch(kernel, {&in, &out}, {1, 1, 1}).submit();
+  sequence.dispatch(kernel, {&in, &out}, {1, 1, 1}).run();
   return out.download<T>();
 }
 
@@ -272,6 +273,56 @@ TEST(MatchesSelector, AnIndexOrACaseInsensitivePartOfTheName) {
   EXPECT_FALSE(matches_selector(device, "radeon"));
   EXPECT_FALSE(matches_selector(device, ""));
   EXPECT_FALSE(matches_selector(device, "99999999999999999999999")) << "too large an index matches nothing";
+}
+
+TEST(Device, SpinWaitComesFromOptionsThenTheEnvironmentThenTheDeviceType) {
+  {
+    test::ScopedEnv unset("KERNELGEN_SPIN_WAIT_US", nullptr);
+    Device device;
+    EXPECT_EQ(device.spin_wait_us(), device.info().type == "cpu" ? 0u : 1000u);
+  }
+  test::ScopedEnv env("KERNELGEN_SPIN_WAIT_US", "250");
+  EXPECT_EQ(Device().spin_wait_us(), 250u);
+  DeviceOptions options;
+  options.spin_wait_us = 7;
+  EXPECT_EQ(Device(options).spin_wait_us(), 7u);
+}
+
+TEST(Device, ASpinWaitThatIsNotANumberIsRefusedNamingTheVariable) {
+  test::ScopedEnv env("KERNELGEN_SPIN_WAIT_US", "fast");
+  try {
+    Device device;
+    FAIL() << "KERNELGEN_SPIN_WAIT_US=fast was accepted";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_THAT(error.what(), HasSubstr("KERNELGEN_SPIN_WAIT_US='fast' is not a number of microseconds"));
+  }
+}
+
+// The pipeline cache is written when the device closes and read when the next one opens; a file the driver
+// does not recognise is ignored, not an error.
+TEST(Device, KeepsThePipelineCacheInAFileBetweenDevices) {
+  const std::string path = ::testing::TempDir() + "kernelgen_pipeline_cache_test.bin";
+  std::remove(path.c_str());
+  DeviceOptions options;
+  options.pipeline_cache_path = path;
+  {
+    Device device(options);
+    Kernel kernel(device, test::spirv_of(test::kAddOne), 2);
+  }
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  ASSERT_NE(file, nullptr) << "no cache written at " << path;
+  std::fseek(file, 0, SEEK_END);
+  EXPECT_GT(std::ftell(file), 16) << "the cache holds more than its header";
+  std::fclose(file);
+  {
+    Device device(options);  // reads it
+    Kernel kernel(device, test::spirv_of(test::kAddOne), 2);
+  }
+  file = std::fopen(path.c_str(), "wb");
+  std::fputs("not a pipeline cache", file);
+  std::fclose(file);
+  EXPECT_NO_THROW(Device{options});
+  std::remove(path.c_str());
 }
 
 }  // namespace

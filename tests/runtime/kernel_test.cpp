@@ -140,7 +140,7 @@ TEST_F(KernelTest, ManyDistinctBufferListsOutgrowOneDescriptorPool) {
   for (int i = 0; i < 20; ++i) outs.emplace_back(device, 64 * 4);
   Sequence sequence(device, 0);
   for (const Buffer& out : outs) sequence.dispatch(kernel, {&in, &out}, {1, 1, 1});
-  sequence.submit();
+  sequence.run();
   for (const Buffer& out : outs) EXPECT_EQ(out.download<float>()[63], 64.0f);
 }
 
@@ -152,7 +152,7 @@ TEST_F(KernelTest, StaysUsableAfterBeingMoved) {
   Buffer in(device, 64 * 4), out(device, 64 * 4);
   in.upload(std::span<const float>(iota_floats(64)));
   Sequence sequence(device, 0);
-  sequence.dispatch(third, {&in, &out}, {1, 1, 1}).submit();
+  sequence.dispatch(third, {&in, &out}, {1, 1, 1}).run();
   EXPECT_EQ(out.download<float>()[10], 11.0f);
 }
 
@@ -167,7 +167,7 @@ TEST_F(KernelTest, BuffersMadeAndDroppedInALoopNeverMeetAStaleSetAndTheCacheStay
     std::vector<float> values(64, static_cast<float>(iteration));
     in.upload(std::span<const float>(values));
     sequence.reset();
-    sequence.dispatch(kernel, {&in, &out}, {1, 1, 1}).submit();
+    sequence.dispatch(kernel, {&in, &out}, {1, 1, 1}).run();
     ASSERT_EQ(out.download<float>()[37], static_cast<float>(iteration) + 1) << "iteration " << iteration;
     EXPECT_EQ(kernel.cached_descriptor_sets(), 1u);
   }
@@ -180,7 +180,7 @@ TEST_F(KernelTest, ABufferDyingForgetsOnlyTheSetsThatNameIt) {
   Sequence sequence(device, 0);
   {
     Buffer dropped(device, 64 * 4);
-    sequence.dispatch(kernel, {&in, &kept}, {1, 1, 1}).dispatch(kernel, {&in, &dropped}, {1, 1, 1}).submit();
+    sequence.dispatch(kernel, {&in, &kept}, {1, 1, 1}).dispatch(kernel, {&in, &dropped}, {1, 1, 1}).run();
     EXPECT_EQ(kernel.cached_descriptor_sets(), 2u);
   }
   EXPECT_EQ(kernel.cached_descriptor_sets(), 1u);
@@ -188,7 +188,7 @@ TEST_F(KernelTest, ABufferDyingForgetsOnlyTheSetsThatNameIt) {
   for (int i = 0; i < 40; ++i) {
     Buffer out(device, 64 * 4);
     sequence.reset();
-    sequence.dispatch(kernel, {&in, &out}, {1, 1, 1}).submit();
+    sequence.dispatch(kernel, {&in, &out}, {1, 1, 1}).run();
   }
   EXPECT_EQ(kernel.cached_descriptor_sets(), 1u);
 }
@@ -201,7 +201,7 @@ TEST_F(KernelTest, AMovedKernelStillForgetsTheSetsOfDeadBuffers) {
   Sequence sequence(device, 0);
   {
     Buffer out(device, 64 * 4);
-    sequence.dispatch(kernel, {&in, &out}, {1, 1, 1}).submit();
+    sequence.dispatch(kernel, {&in, &out}, {1, 1, 1}).run();
     EXPECT_EQ(kernel.cached_descriptor_sets(), 1u);
   }
   EXPECT_EQ(kernel.cached_descriptor_sets(), 0u);
@@ -209,7 +209,7 @@ TEST_F(KernelTest, AMovedKernelStillForgetsTheSetsOfDeadBuffers) {
   {
     Buffer out(device, 64 * 4);
     sequence.reset();
-    sequence.dispatch(assigned, {&in, &out}, {1, 1, 1}).submit();
+    sequence.dispatch(assigned, {&in, &out}, {1, 1, 1}).run();
     EXPECT_EQ(assigned.cached_descriptor_sets(), 1u);
   }
   EXPECT_EQ(assigned.cached_descriptor_sets(), 0u);

@@ -38,7 +38,7 @@ TEST_F(SequenceTest, ASecondDispatchSeesTheFirstOnesOutputInOneSubmit) {
   upload(c, -100.0f);
   Sequence sequence(device);
   sequence.dispatch(add_one, {&a, &b}, kGrid).dispatch(add_one, {&b, &c}, kGrid);
-  sequence.submit();
+  sequence.run();
   EXPECT_EQ(b.download<float>(), all(2.0f));
   EXPECT_EQ(c.download<float>(), all(3.0f));
 }
@@ -47,35 +47,35 @@ TEST_F(SequenceTest, ResubmittingRunsTheRecordingAgainOnTheBuffersCurrentContent
   upload(a, 1.0f);
   Sequence sequence(device);
   sequence.dispatch(add_one, {&a, &b}, kGrid).dispatch(add_one, {&b, &c}, kGrid);
-  sequence.submit();
+  sequence.run();
   EXPECT_EQ(c.download<float>(), all(3.0f));
   upload(a, 10.0f);
-  sequence.submit();
+  sequence.run();
   EXPECT_EQ(c.download<float>(), all(12.0f));
 }
 
 TEST_F(SequenceTest, RecordingMoreAfterASubmitNeedsAReset) {
   upload(a, 1.0f);
   Sequence sequence(device);
-  sequence.dispatch(add_one, {&a, &b}, kGrid).submit();
+  sequence.dispatch(add_one, {&a, &b}, kGrid).run();
   EXPECT_THROW(sequence.dispatch(add_one, {&b, &c}, kGrid), std::logic_error);
   sequence.reset();
   upload(c, 0.0f);
-  sequence.dispatch(add_one, {&a, &c}, kGrid).submit();
+  sequence.dispatch(add_one, {&a, &c}, kGrid).run();
   EXPECT_EQ(c.download<float>(), all(2.0f));
 }
 
 TEST_F(SequenceTest, FillWritesTheWordOverTheWholeBufferBeforeTheNextDispatch) {
   upload(a, 0.0f);
   Sequence sequence(device);
-  sequence.fill(a, std::bit_cast<uint32_t>(4.0f)).dispatch(add_one, {&a, &b}, kGrid).submit();
+  sequence.fill(a, std::bit_cast<uint32_t>(4.0f)).dispatch(add_one, {&a, &b}, kGrid).run();
   EXPECT_EQ(a.download<float>(), all(4.0f));
   EXPECT_EQ(b.download<float>(), all(5.0f));
 }
 
 TEST_F(SequenceTest, SubmittingAnEmptySequenceDoesNothing) {
   Sequence sequence(device);
-  EXPECT_NO_THROW(sequence.submit());
+  EXPECT_NO_THROW(sequence.run());
   EXPECT_EQ(sequence.timestamp_count(), 0u);
 }
 
@@ -94,7 +94,7 @@ TEST_F(SequenceTimestamps, MeasureANonNegativeTimeAroundADispatch) {
       .timestamp()
       .dispatch(add_one, {&b, &c}, kGrid)
       .timestamp();
-  sequence.submit();
+  sequence.run();
   EXPECT_EQ(sequence.timestamp_count(), 3u);
   EXPECT_GE(sequence.elapsed_ns(0, 1), 0.0);
   EXPECT_GE(sequence.elapsed_ns(1, 2), 0.0);
@@ -106,8 +106,8 @@ TEST_F(SequenceTimestamps, AreReadAgainOnEverySubmit) {
   upload(a, 1.0f);
   Sequence sequence(device, 2);
   sequence.timestamp().dispatch(add_one, {&a, &b}, kGrid).timestamp();
-  sequence.submit();
-  sequence.submit();
+  sequence.run();
+  sequence.run();
   EXPECT_GE(sequence.elapsed_ns(0, 1), 0.0);
 }
 
@@ -115,7 +115,7 @@ TEST_F(SequenceTimestamps, AnIndexPastTheLastTimestampThrows) {
   Sequence sequence(device, 4);
   sequence.timestamp().timestamp();
   EXPECT_THROW(sequence.elapsed_ns(0, 1), std::out_of_range) << "nothing submitted yet";
-  sequence.submit();
+  sequence.run();
   EXPECT_NO_THROW(sequence.elapsed_ns(0, 1));
   EXPECT_THROW(sequence.elapsed_ns(0, 2), std::out_of_range);
 }
@@ -128,10 +128,10 @@ TEST_F(SequenceTimestamps, MoreThanTheMaximumThrows) {
 
 TEST_F(SequenceTimestamps, ResetStartsCountingAgain) {
   Sequence sequence(device, 2);
-  sequence.timestamp().timestamp().submit();
+  sequence.timestamp().timestamp().run();
   sequence.reset();
   EXPECT_EQ(sequence.timestamp_count(), 0u);
-  sequence.timestamp().timestamp().submit();
+  sequence.timestamp().timestamp().run();
   EXPECT_GE(sequence.elapsed_ns(0, 1), 0.0);
 }
 

@@ -27,3 +27,21 @@ void main() {
 )";
 
 }  // namespace kernelgen::test
+
+namespace kernelgen::test {
+
+// out[i] = in[i] + 1 after a long serial loop whose result is added as 0: milliseconds of GPU work, so a
+// test can act while a submission still runs.
+inline const std::string kSlowAddOne = R"(#version 450
+layout(local_size_x = 64) in;
+layout(set = 0, binding = 0, std430) readonly buffer In { float in_values[]; };
+layout(set = 0, binding = 1, std430) writeonly buffer Out { float out_values[]; };
+void main() {
+  uint i = gl_GlobalInvocationID.x;
+  float busy = in_values[0];
+  for (uint k = 0u; k < 3000000u; ++k) busy = busy * 0.999999 + 1.0e-7;
+  if (i < in_values.length()) out_values[i] = in_values[i] + 1.0 + (busy > 1.0e30 ? 1.0 : 0.0);
+}
+)";
+
+}  // namespace kernelgen::test

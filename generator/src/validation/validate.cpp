@@ -109,7 +109,7 @@ class Harness {
       buffers_[t].upload(bytes.data(), bytes.size());
     }
     if (test_fault_ < 0) throw VulkanError(test_fault_, "waiting for the kernel's dispatch on " + device_->info().name);
-    sequence_.submit();
+    sequence_.run();
     RunContents contents;
     contents.faults = device_->take_kernel_faults();
     for (size_t t = 0; t < tensors_.size(); ++t) {
@@ -684,8 +684,8 @@ Timing time_kernel(Device& device, const OpSpec& spec, const KernelBinary& binar
   Sequence sequence(device, static_cast<uint32_t>(runs) + 1);
   sequence.timestamp();
   for (int r = 0; r < runs; ++r) sequence.dispatch(kernel, bound, grid, pushed).timestamp();
-  sequence.submit();  // warm-up: caches, clocks, lazy pipeline work
-  sequence.submit();
+  sequence.run();  // warm-up: caches, clocks, lazy pipeline work
+  sequence.run();
   std::vector<double> samples;
   for (int r = 0; r < runs; ++r) samples.push_back(sequence.elapsed_ns(r, r + 1));
   std::sort(samples.begin(), samples.end());

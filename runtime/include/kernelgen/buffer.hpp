@@ -10,8 +10,14 @@ namespace kernelgen {
 
 class Device;
 
-// A storage buffer in device memory. Uploads and downloads go through a transient staging buffer unless the
-// device-local memory is also host-visible (integrated GPUs, lavapipe), in which case they are plain copies.
+// A storage buffer in device memory, sub-allocated from the Device's larger blocks. Where the memory is also
+// host-visible (integrated GPUs, lavapipe) uploads and downloads are plain copies. Elsewhere an upload copies
+// the data into the Device's staging memory and returns; the copy to the GPU goes in front of the next
+// submission on the Device. A download waits for the copy back.
+//
+// Neither waits for submitted work using the buffer: wait for a Submission before reading what it wrote or
+// uploading over what it reads. Destroying a Buffer waits for the submissions still using it. Different
+// buffers may be used on different threads at once.
 class Buffer {
  public:
   Buffer(Device& device, std::size_t bytes);
@@ -48,8 +54,11 @@ class Buffer {
   std::size_t bytes_ = 0;
   uint64_t id_ = 0;
   VkBuffer buffer_ = VK_NULL_HANDLE;
-  VkDeviceMemory memory_ = VK_NULL_HANDLE;
-  void* mapped_ = nullptr;  // non-null when the memory is host-visible
+  VkDeviceMemory memory_ = VK_NULL_HANDLE;  // a block shared with other buffers, unless dedicated_
+  uint64_t memory_offset_ = 0;
+  uint64_t memory_bytes_ = 0;
+  bool dedicated_ = false;
+  void* mapped_ = nullptr;  // the buffer's first byte, when the memory is host-visible
 };
 
 }  // namespace kernelgen

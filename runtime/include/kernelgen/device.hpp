@@ -8,22 +8,30 @@
 #include <string>
 #include <vector>
 
+#include "kernelgen/submission.hpp"
+
 namespace kernelgen {
 
 class Kernel;
+class Sequence;
+struct DeviceInternals;
 
-// Kernels made on a Device hear of every Buffer of it that dies, so they free the descriptor sets naming it and
-// their caches stay as large as the live buffer lists. Correctness never depends on it: a Buffer's id is never
-// reused, so a set cached for a dead buffer is never met again. Shared by the Device and its kernels, so either
-// may go first; thread-safe.
+// The sequences and kernels made on a Device hear of every Buffer of it that dies. First the sequences: one
+// whose submission still runs with the buffer waits for it, and one that recorded the buffer refuses to be
+// submitted again. Then the kernels free the descriptor sets naming it, so their caches stay as large as the
+// live buffer lists (a Buffer's id is never reused, so a set cached for a dead buffer is never met again
+// anyway). Shared by the Device, its kernels and sequences, so any may go first; thread-safe.
 class BufferWatchers {
  public:
   void watch(Kernel* kernel);
   void unwatch(const Kernel* kernel);
+  void watch(Sequence* sequence);
+  void unwatch(const Sequence* sequence);
   void buffer_died(uint64_t id);
 
  private:
   std::mutex mutex_;
+  std::vector<Sequence*> sequences_;
   std::vector<Kernel*> kernels_;
 };
 
@@ -41,6 +49,17 @@ struct DeviceOptions {
   // bound to a binding is skipped and reported (take_kernel_faults()) instead of performed. Needs the layer
   // (validation_layer_available()); implies `validation`. What the validator runs untrusted kernels under.
   bool gpu_assisted_validation = false;
+  // How long waiting for the GPU polls before it sleeps in the driver, in microseconds: polling notices the
+  // end of a short kernel at once, a driver's sleep tens of microseconds later. -1: $KERNELGEN_SPIN_WAIT_US,
+  // else 1000 on a GPU and 0 on a CPU device (whose kernels run on the very cores a poll would take).
+  int spin_wait_us = -1;
+  // A file to keep compiled pipelines in between runs (a VkPipelineCache): read when the device opens,
+  // written when it closes. Empty: $KERNELGEN_PIPELINE_CACHE, else the cache lives only as long as the Device.
+  std::string pipeline_cache_path;
+  // Upload and download through staging memory even where device memory is host-visible (lavapipe,
+  // integrated GPUs), as on a discrete GPU: for testing that path on any machine. Also on when
+  // $KERNELGEN_ALWAYS_STAGE=1.
+  bool always_stage = false;
 };
 
 // Optional device features kernels may use; each is enabled on the logical device when the physical device
@@ -84,7 +103,9 @@ struct DeviceInfo {
 // Whether a selector names this device: its index ("1"), or a case-insensitive part of its name ("llvmpipe").
 bool matches_selector(const DeviceInfo& device, const std::string& selector);
 
-// A Vulkan instance, one physical device and a logical device with one compute queue.
+// A Vulkan instance, one physical device and a logical device with one compute queue. Thread-safe: buffers,
+// kernels and sequences may be made, used and destroyed on several threads at once (each Sequence by one thread
+// at a time). See docs/runtime.md.
 class Device {
  public:
   explicit Device(const DeviceOptions& options = {});
@@ -106,6 +127,7 @@ class Device {
   const DeviceInfo& info() const;
   bool robust_buffer_access() const;
   bool gpu_assisted_validation() const;
+  bool always_stage() const;
 
   // What GPU-assisted validation reported of the kernels' own accesses since the last call, one layer message
   // each (a shader's out-of-bounds access: "Descriptor index 0 access out of bounds. ... Shader Instruction
@@ -119,20 +141,31 @@ class Device {
   VkInstance vk_instance() const;
   VkPhysicalDevice vk_physical_device() const;
   VkDevice vk_device() const;
+  // The compute queue. Submit through submit() below: it orders the work after pending uploads and holds the
+  // queue, which Vulkan requires to be used by one thread at a time.
   VkQueue vk_queue() const;
   uint32_t queue_family() const;
+  // A command pool for the caller's own command buffers (kernelgen's objects have pools of their own). Like any
+  // VkCommandPool it must be used by one thread at a time.
   VkCommandPool vk_command_pool() const;
+  uint32_t spin_wait_us() const;
 
   // Index of a memory type allowed by type_bits with all the required flags, or -1.
   int memory_type(uint32_t type_bits, VkMemoryPropertyFlags required) const;
 
-  // Submit one command buffer and block until it completes.
+  // Submits a command buffer after the uploads still waiting for a submission (Buffer::upload).
+  Submission submit(VkCommandBuffer command_buffer) const;
+  // The same, and waits for it.
   void submit_and_wait(VkCommandBuffer command_buffer) const;
+  // Submits the uploads still waiting, if any, and waits for them: before work is submitted to vk_queue()
+  // some other way.
+  void flush_uploads() const;
 
   // The kernels made on this device, told of every Buffer of it that dies (see BufferWatchers).
   const std::shared_ptr<BufferWatchers>& buffer_watchers() const;
 
  private:
+  friend struct DeviceInternals;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

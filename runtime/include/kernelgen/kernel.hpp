@@ -20,11 +20,15 @@ class BufferWatchers;
 // dim (dim_count of them, in the op's dim order).
 //
 // Two ways to use one: through a kernelgen Device and Sequence, or recorded straight into a command buffer of
-// an engine that owns its own VkDevice and VkBuffers (the second constructor and record()).
+// an engine that owns its own VkDevice and VkBuffers (the second constructor and record()). Thread-safe: one
+// Kernel may record into several command buffers on several threads at once.
 class Kernel {
  public:
+  // The pipeline goes through the Device's VkPipelineCache (DeviceOptions::pipeline_cache_path).
   Kernel(const Device& device, std::span<const uint32_t> spirv, uint32_t binding_count, uint32_t dim_count = 0);
-  Kernel(VkDevice device, std::span<const uint32_t> spirv, uint32_t binding_count, uint32_t dim_count = 0);
+  // An engine's device, and optionally its pipeline cache.
+  Kernel(VkDevice device, std::span<const uint32_t> spirv, uint32_t binding_count, uint32_t dim_count = 0,
+         VkPipelineCache pipeline_cache = VK_NULL_HANDLE);
   ~Kernel();
   Kernel(Kernel&&) noexcept;
   Kernel& operator=(Kernel&&) noexcept;
@@ -33,23 +37,29 @@ class Kernel {
 
   uint32_t binding_count() const { return binding_count_; }
   uint32_t dim_count() const { return dim_count_; }
+  // Whether the kernel may write binding i (its SPIR-V does not declare it readonly).
+  bool writes(uint32_t binding) const { return writes_.at(binding); }
 
   // Binds the buffers (whole range, binding i = buffers[i]), pushes the dims (dim_count() values) and
   // dispatches. Descriptor sets are cached per distinct buffer list, so calling again with the same buffers
   // allocates nothing; `identity` (one Buffer::id() per buffer) keys that cache when given, since a VkBuffer
   // handle may be recycled for a new buffer once its buffer dies. A kernel made on a kernelgen Device frees
-  // the sets naming a kernelgen Buffer when it dies; for an engine's own VkBuffers (no identity) the sets live
-  // as long as the kernel. The caller places barriers around it.
+  // the sets naming a kernelgen Buffer when it dies; an engine (no identity) calls forget() before it
+  // destroys a VkBuffer it recorded. The caller places barriers around it.
   void record(VkCommandBuffer command_buffer, std::span<const VkBuffer> buffers, Grid grid,
               std::span<const uint32_t> dims = {}, std::span<const uint64_t> identity = {});
 
   // Frees the descriptor sets whose buffer lists hold the buffer with this Buffer::id() (Device calls it).
   void forget_buffer(uint64_t id);
+  // Frees the descriptor sets recorded without identity whose buffer lists hold this VkBuffer: for an engine,
+  // before it destroys the buffer (and after the command buffers that used the sets have finished).
+  void forget(VkBuffer buffer);
   // How many descriptor sets are cached now.
   std::size_t cached_descriptor_sets() const;
 
  private:
-  void create(std::span<const uint32_t> spirv);
+  void create(std::span<const uint32_t> spirv, VkPipelineCache pipeline_cache);
+  void forget_if(bool identities_given, uint64_t key);
   VkDescriptorSet descriptor_set(std::span<const VkBuffer> buffers, std::span<const uint64_t> identity);
   void release();
 
@@ -62,6 +72,7 @@ class Kernel {
   VkDevice device_ = VK_NULL_HANDLE;
   uint32_t binding_count_ = 0;
   uint32_t dim_count_ = 0;
+  std::vector<bool> writes_;
   VkShaderModule module_ = VK_NULL_HANDLE;
   VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
   VkPipelineLayout pipeline_layout_ = VK_NULL_HANDLE;

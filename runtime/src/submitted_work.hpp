@@ -1,0 +1,85 @@
+#pragma once
+#include <vulkan/vulkan_core.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace kernelgen {
+
+// The fences submissions signal, recycled. The Device closes it when it dies (after waiting for the GPU):
+// work a Submission still refers to then counts as finished, and the fences are gone.
+class FencePool {
+ public:
+  explicit FencePool(VkDevice device) : device_(device) {}
+  FencePool(const FencePool&) = delete;
+  FencePool& operator=(const FencePool&) = delete;
+  ~FencePool() { close(); }
+
+  VkDevice device() const { return device_; }
+  // An unsignalled fence: a recycled one or a new one.
+  VkFence take();
+  void give_back(VkFence fence);
+  // Destroys every fence, lent or not. Call only when the device is idle.
+  void close();
+  bool closed() const;
+
+ private:
+  VkDevice device_;
+  mutable std::mutex mutex_;
+  bool closed_ = false;
+  std::vector<VkFence> all_;
+  std::vector<VkFence> free_;
+};
+
+// One vkQueueSubmit's work, finished when its fence signals. Shared by the Submission handed to the caller and
+// by whatever must wait for it before reusing its resources (a Sequence before it records again, the staging
+// memory before it is overwritten). Thread-safe.
+class SubmittedWork {
+ public:
+  SubmittedWork(std::shared_ptr<FencePool> fences, VkFence fence, uint32_t spin_wait_us, std::string device_name)
+      : fences_(std::move(fences)), fence_(fence), spin_wait_us_(spin_wait_us), device_name_(std::move(device_name)) {}
+  SubmittedWork(const SubmittedWork&) = delete;
+  SubmittedWork& operator=(const SubmittedWork&) = delete;
+
+  bool ready();
+  void wait();
+
+ private:
+  void finish();  // with mutex_ held, once the fence has signalled
+
+  std::mutex mutex_;
+  std::shared_ptr<FencePool> fences_;
+  VkFence fence_;
+  uint32_t spin_wait_us_;
+  std::string device_name_;
+  std::atomic<bool> done_{false};
+};
+
+// The device's compute queue. vkQueueSubmit needs the queue to itself, so every submission goes through here.
+class Queue {
+ public:
+  Queue(VkDevice device, VkQueue queue, uint32_t spin_wait_us, std::string device_name)
+      : queue_(queue),
+        fences_(std::make_shared<FencePool>(device)),
+        spin_wait_us_(spin_wait_us),
+        device_name_(std::move(device_name)) {}
+
+  // Submits the command buffers in order as one batch; the work finishes when all of them have.
+  std::shared_ptr<SubmittedWork> submit(std::span<const VkCommandBuffer> command_buffers);
+  // After the device has gone idle, before it is destroyed.
+  void close() { fences_->close(); }
+
+ private:
+  std::mutex mutex_;
+  VkQueue queue_;
+  std::shared_ptr<FencePool> fences_;
+  uint32_t spin_wait_us_;
+  std::string device_name_;
+};
+
+}  // namespace kernelgen

@@ -1,0 +1,71 @@
+// What docs/runtime.md promises of threads: one Device (and one Kernel) used from several threads at once,
+// each thread with its own sequences and buffers, and a Submission waited for on another thread.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "kernelgen/buffer.hpp"
+#include "kernelgen/device.hpp"
+#include "kernelgen/kernel.hpp"
+#include "kernelgen/sequence.hpp"
+#include "kernelgen/submission.hpp"
+#include "shaders.hpp"
+
+namespace kernelgen {
+namespace {
+
+constexpr size_t kCount = 256;
+constexpr Grid kGrid{kCount / 64, 1, 1};
+
+class ThreadsTest : public ::testing::TestWithParam<bool> {
+ protected:
+  static DeviceOptions options() {
+    DeviceOptions options;
+    options.always_stage = GetParam();
+    return options;
+  }
+  Device device{options()};
+  Kernel add_one{device, test::spirv_of(test::kAddOne), 2};
+};
+
+INSTANTIATE_TEST_SUITE_P(, ThreadsTest, ::testing::Values(false, true),
+                         [](const auto& info) { return info.param ? "Staged" : "Mapped"; });
+
+TEST_P(ThreadsTest, OneDeviceAndOneKernelServeFourThreadsAtOnce) {
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 25; ++round) {
+        // Buffers and sequences made and destroyed on every thread at once.
+        Buffer in(device, kCount * 4), out(device, kCount * 4);
+        const float value = static_cast<float>(t * 1000 + round);
+        in.upload(std::span<const float>(std::vector<float>(kCount, value)));
+        Sequence sequence(device, 0);
+        sequence.dispatch(add_one, {&in, &out}, kGrid);
+        Submission submission = sequence.submit();
+        submission.wait();
+        if (out.download<float>() != std::vector<float>(kCount, value + 1)) ++wrong;
+      }
+    });
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ(device.take_validation_errors(), std::vector<std::string>{});
+}
+
+TEST_P(ThreadsTest, ASubmissionCanBeWaitedForOnAnotherThread) {
+  Buffer in(device, kCount * 4), out(device, kCount * 4);
+  in.upload(std::span<const float>(std::vector<float>(kCount, 2.0f)));
+  Sequence sequence(device, 0);
+  sequence.dispatch(add_one, {&in, &out}, kGrid);
+  Submission submission = sequence.submit();
+  std::thread waiter([&] { submission.wait(); });
+  waiter.join();
+  EXPECT_TRUE(submission.ready());
+  EXPECT_EQ(out.download<float>(), std::vector<float>(kCount, 3.0f));
+}
+
+}  // namespace
+}  // namespace kernelgen
