@@ -93,9 +93,10 @@ void Sequence::begin_if_needed() {
   begin.flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT;
   vk_check(vkBeginCommandBuffer(command_buffer_, &begin), "beginning a command buffer");
   if (query_pool_) vkCmdResetQueryPool(command_buffer_, query_pool_, 0, max_timestamps_);
-  // Work from earlier submissions (uploads, other sequences) is visible to everything recorded here.
-  memory_barrier(command_buffer_, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT,
-                 VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
+  // Work from earlier submissions (uploads, other sequences) happens before, and its writes are visible to,
+  // everything recorded here. Only the compute and transfer stages, the only ones kernelgen's work uses: on an
+  // H100 this barrier costs 0.7 us where one over ALL_COMMANDS costs 2.7 (bench_kernelgen_submit_latency).
+  memory_barrier(command_buffer_, kWorkStages, kWorkWrites, kWorkStages, kWorkAccess);
   recording_ = true;
 }
 
@@ -105,11 +106,7 @@ void Sequence::order_after_conflicts(std::span<const uint64_t> ids, const std::v
     for (size_t i = 0; i < ids.size() && !conflict; ++i)
       conflict = earlier.id == ids[i] && (earlier.writes || writes[i]);
   if (conflict) {
-    memory_barrier(command_buffer_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-                   VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
-                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-                   VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
-                       VK_ACCESS_TRANSFER_WRITE_BIT);
+    memory_barrier(command_buffer_, kWorkStages, kWorkWrites, kWorkStages, kWorkAccess);
     since_barrier_.clear();
     ++barriers_;
   }
@@ -162,10 +159,9 @@ Sequence& Sequence::timestamp() {
 
 Submission Sequence::submit() {
   if (recording_) {
-    // Results become visible to the host and to later submissions.
-    memory_barrier(command_buffer_, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT,
-                   VK_PIPELINE_STAGE_ALL_COMMANDS_BIT | VK_PIPELINE_STAGE_HOST_BIT,
-                   VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_HOST_READ_BIT);
+    // Results become visible to the host (mapped memory). Later submissions see them through their own
+    // first barrier.
+    memory_barrier(command_buffer_, kWorkStages, kWorkWrites, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
     vk_check(vkEndCommandBuffer(command_buffer_), "ending a command buffer");
     recording_ = false;
     recorded_work_ = true;

@@ -74,8 +74,8 @@ void Transfers::copy(Slot& slot, VkBuffer from, std::size_t from_offset, VkBuffe
                      std::size_t bytes) {
   // Every earlier access (earlier submissions, earlier copies of this batch) happens before the copy; this
   // orders an upload after the kernels that read the old contents and a download after those that wrote.
-  memory_barrier(slot.command_buffer, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT,
-                 VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
+  memory_barrier(slot.command_buffer, kWorkStages, kWorkWrites, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                 VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
   const VkBufferCopy region{from_offset, to_offset, bytes};
   vkCmdCopyBuffer(slot.command_buffer, from, to, 1, &region);
   slot.buffers.push_back(from == slot.staging.buffer ? to : from);
@@ -117,8 +117,8 @@ std::shared_ptr<SubmittedWork> Transfers::submit_locked(VkCommandBuffer after) {
     return queue_.submit(only);
   }
   // The copies' writes are visible to whatever runs next.
-  memory_barrier(slot.command_buffer, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-                 VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
+  memory_barrier(slot.command_buffer, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, kWorkStages,
+                 kWorkAccess);
   slot.recording = false;
   vk_check(vkEndCommandBuffer(slot.command_buffer), "ending a transfer command buffer");
   const VkCommandBuffer both[] = {slot.command_buffer, after};
