@@ -58,23 +58,19 @@ constexpr VkPipelineStageFlags kWork = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK
 constexpr VkAccessFlags kWorkWrites = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
 constexpr VkAccessFlags kWorkAccess = kWorkWrites | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT;
 
-// state.range(0): 1 = simultaneous use, 2 = a start barrier over ALL_COMMANDS, 4 = yield between polls,
-// 8 = vkWaitForFences, 16 = an end barrier over ALL_COMMANDS and the host, 32 = a start barrier over the
-// compute and transfer stages only, 64 = an end barrier over those stages and the host.
-void BM_bare(benchmark::State& state) {
-  const int64_t flags = state.range(0);
-  const bool simultaneous = flags & 1, yield = flags & 4, block = flags & 8;
-  Fixture& f = fixture();
-  raise_clocks(f);
-  const VkDevice device = f.device.vk_device();
+// Flags of a bare recording: 1 = simultaneous use, 2 = a start barrier over ALL_COMMANDS, 4 = yield between
+// polls, 8 = vkWaitForFences, 16 = an end barrier over ALL_COMMANDS and the host, 32 = a start barrier over the
+// compute and transfer stages only, 64 = an end barrier over those stages and the host, 128 = an end barrier
+// from those stages to the host alone (kernelgen's).
+VkCommandBuffer record_bare(Fixture& f, int64_t flags) {
   VkCommandBufferAllocateInfo allocate{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
   allocate.commandPool = f.device.vk_command_pool();
   allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
   allocate.commandBufferCount = 1;
   VkCommandBuffer command_buffer;
-  vkAllocateCommandBuffers(device, &allocate, &command_buffer);
+  vkAllocateCommandBuffers(f.device.vk_device(), &allocate, &command_buffer);
   VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-  if (simultaneous) begin.flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT;
+  if (flags & 1) begin.flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT;
   vkBeginCommandBuffer(command_buffer, &begin);
   if (flags & 2)
     barrier(command_buffer, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT,
@@ -88,7 +84,19 @@ void BM_bare(benchmark::State& state) {
             VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_HOST_READ_BIT);
   if (flags & 64)
     barrier(command_buffer, kWork, kWorkWrites, kWork | VK_PIPELINE_STAGE_HOST_BIT, kWorkAccess | VK_ACCESS_HOST_READ_BIT);
+  if (flags & 128) barrier(command_buffer, kWork, kWorkWrites, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
   vkEndCommandBuffer(command_buffer);
+  return command_buffer;
+}
+
+// A bare recording (state.range(0): its flags) submitted with vkQueueSubmit and waited for by hand.
+void BM_bare(benchmark::State& state) {
+  const int64_t flags = state.range(0);
+  const bool yield = flags & 4, block = flags & 8;
+  Fixture& f = fixture();
+  raise_clocks(f);
+  const VkDevice device = f.device.vk_device();
+  VkCommandBuffer command_buffer = record_bare(f, flags);
   VkFenceCreateInfo fence_info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
   VkFence fence;
   vkCreateFence(device, &fence_info, nullptr, &fence);
@@ -124,28 +132,14 @@ BENCHMARK(BM_bare)
     ->UseRealTime()
     ->Unit(benchmark::kMicrosecond);
 
-// The bare recording of flags 1|2|16 handed to Device::submit() and waited for through the Submission: the
-// kernelgen submit and wait path without a Sequence.
+// The bare recording of kernelgen's own barriers (flags 1|32|128) handed to Device::submit() and waited for
+// through the Submission: kernelgen's submit and wait path without a Sequence.
 void BM_device_submit(benchmark::State& state) {
   Fixture& f = fixture();
   raise_clocks(f);
-  const VkDevice device = f.device.vk_device();
-  VkCommandBufferAllocateInfo allocate{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-  allocate.commandPool = f.device.vk_command_pool();
-  allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  allocate.commandBufferCount = 1;
-  VkCommandBuffer command_buffer;
-  vkAllocateCommandBuffers(device, &allocate, &command_buffer);
-  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-  begin.flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT;
-  vkBeginCommandBuffer(command_buffer, &begin);
-  barrier(command_buffer, kWork, kWorkWrites, kWork, kWorkAccess);
-  const VkBuffer handles[] = {f.x.vk_buffer(), f.y.vk_buffer()};
-  f.relu.kernel().record(command_buffer, handles, Relu::grid(f.dims), Relu::dim_words(f.dims));
-  barrier(command_buffer, kWork, kWorkWrites, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
-  vkEndCommandBuffer(command_buffer);
+  VkCommandBuffer command_buffer = record_bare(f, 1 | 32 | 128);
   for (auto _ : state) f.device.submit(command_buffer).wait();
-  vkFreeCommandBuffers(device, f.device.vk_command_pool(), 1, &command_buffer);
+  vkFreeCommandBuffers(f.device.vk_device(), f.device.vk_command_pool(), 1, &command_buffer);
 }
 BENCHMARK(BM_device_submit)->UseRealTime()->Unit(benchmark::kMicrosecond);
 

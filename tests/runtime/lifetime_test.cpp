@@ -17,6 +17,7 @@
 #include "kernelgen/sequence.hpp"
 #include "kernelgen/submission.hpp"
 #include "shaders.hpp"
+#include "staging_param.hpp"
 
 namespace kernelgen {
 namespace {
@@ -26,15 +27,9 @@ using ::testing::HasSubstr;
 constexpr size_t kCount = 256;
 constexpr Grid kGrid{kCount / 64, 1, 1};
 
-DeviceOptions options_staging(bool staged) {
-  DeviceOptions options;
-  options.always_stage = staged;
-  return options;
-}
-
 class LifetimeTest : public ::testing::TestWithParam<bool> {
  protected:
-  Device device{options_staging(GetParam())};
+  Device device{test::staging(GetParam())};
   Kernel add_one{device, test::spirv_of(test::kAddOne), 2};
 
   void fill(Buffer& buffer, float value) {
@@ -43,8 +38,7 @@ class LifetimeTest : public ::testing::TestWithParam<bool> {
   static float first(const Buffer& buffer) { return buffer.download<float>()[0]; }
 };
 
-INSTANTIATE_TEST_SUITE_P(, LifetimeTest, ::testing::Values(false, true),
-                         [](const auto& info) { return info.param ? "Staged" : "Mapped"; });
+KERNELGEN_STAGED_AND_MAPPED(LifetimeTest);
 
 TEST_P(LifetimeTest, ARecordingWhoseBufferDiedRefusesToRunUntilReset) {
   Buffer in(device, kCount * 4);

@@ -12,6 +12,7 @@
 #include "kernelgen/sequence.hpp"
 #include "kernelgen/submission.hpp"
 #include "shaders.hpp"
+#include "staging_param.hpp"
 
 namespace kernelgen {
 namespace {
@@ -21,17 +22,11 @@ constexpr Grid kGrid{kCount / 64, 1, 1};
 
 class ThreadsTest : public ::testing::TestWithParam<bool> {
  protected:
-  static DeviceOptions options() {
-    DeviceOptions options;
-    options.always_stage = GetParam();
-    return options;
-  }
-  Device device{options()};
+  Device device{test::staging(GetParam())};
   Kernel add_one{device, test::spirv_of(test::kAddOne), 2};
 };
 
-INSTANTIATE_TEST_SUITE_P(, ThreadsTest, ::testing::Values(false, true),
-                         [](const auto& info) { return info.param ? "Staged" : "Mapped"; });
+KERNELGEN_STAGED_AND_MAPPED(ThreadsTest);
 
 TEST_P(ThreadsTest, OneDeviceAndOneKernelServeFourThreadsAtOnce) {
   std::atomic<int> wrong{0};

@@ -6,6 +6,8 @@
 #include <kernelgen/ops/relu.hpp>
 #include <vector>
 
+#include "staging_param.hpp"
+
 namespace kernelgen {
 namespace {
 
@@ -13,18 +15,12 @@ using Relu = ops::relu;
 
 class WrapperTest : public ::testing::TestWithParam<bool> {
  protected:
-  static DeviceOptions options() {
-    DeviceOptions options;
-    options.always_stage = GetParam();
-    return options;
-  }
-  Device device{options()};
+  Device device{test::staging(GetParam())};
   Relu relu{device};
   const Relu::Dims dims{2};
 };
 
-INSTANTIATE_TEST_SUITE_P(, WrapperTest, ::testing::Values(false, true),
-                         [](const auto& info) { return info.param ? "Staged" : "Mapped"; });
+KERNELGEN_STAGED_AND_MAPPED(WrapperTest);
 
 TEST_P(WrapperTest, BuffersMadeOnTheStackEachIterationGetTheirOwnResults) {
   for (int iteration = 0; iteration < 100; ++iteration) {
