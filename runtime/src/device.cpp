@@ -531,10 +531,7 @@ Device::Device(const DeviceOptions& options) : impl_(std::make_unique<Impl>()) {
            "creating a logical device on " + impl_->info.name);
   vkGetDeviceQueue(impl_->device, impl_->family, 0, &impl_->queue);
 
-  VkCommandPoolCreateInfo pool{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-  pool.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
-  pool.queueFamilyIndex = impl_->family;
-  vk_check(vkCreateCommandPool(impl_->device, &pool, nullptr, &impl_->pool), "creating a command pool");
+  impl_->pool = create_command_pool(impl_->device, impl_->family, "");
 
   VkPhysicalDeviceMemoryProperties memory;
   vkGetPhysicalDeviceMemoryProperties(impl_->physical, &memory);

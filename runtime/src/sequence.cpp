@@ -33,10 +33,7 @@ Sequence::Sequence(Device& device, uint32_t max_timestamps)
     : device_(&device), watchers_(device.buffer_watchers()), max_timestamps_(max_timestamps) {
   const VkDevice vk = device.vk_device();
   // A pool of its own: recording into command buffers of one pool needs the pool to itself.
-  VkCommandPoolCreateInfo pool{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-  pool.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
-  pool.queueFamilyIndex = device.queue_family();
-  vk_check(vkCreateCommandPool(vk, &pool, nullptr, &pool_), "creating a command pool");
+  pool_ = create_command_pool(vk, device.queue_family(), "");
   VkCommandBufferAllocateInfo allocate{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
   allocate.commandPool = pool_;
   allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
@@ -120,18 +117,19 @@ Sequence& Sequence::dispatch(Kernel& kernel, const std::vector<const Buffer*>& b
   std::vector<VkBuffer> handles;
   std::vector<uint64_t> identity, sizes;
   std::vector<bool> writes;
-  for (size_t i = 0; i < buffers.size(); ++i) {
+  // Checked here, before anything is recorded, though Kernel::record checks it too.
+  if (buffers.size() != kernel.binding_count())
+    throw std::invalid_argument("kernelgen: the kernel takes " + std::to_string(kernel.binding_count()) +
+                                " buffers, got " + std::to_string(buffers.size()));
+  for (uint32_t i = 0; i < buffers.size(); ++i) {
     if (!buffers[i]) throw std::invalid_argument("kernelgen: buffer " + std::to_string(i) + " is null");
     handles.push_back(buffers[i]->vk_buffer());
     identity.push_back(buffers[i]->id());
     sizes.push_back(buffers[i]->size());
-    writes.push_back(i < kernel.binding_count() ? kernel.writes(static_cast<uint32_t>(i)) : true);
+    writes.push_back(kernel.writes(i));
   }
   if (const std::string problem = unbindable_buffer(sizes, device_->info()); !problem.empty())
     throw std::invalid_argument(problem);
-  if (buffers.size() != kernel.binding_count())
-    throw std::invalid_argument("kernelgen: the kernel takes " + std::to_string(kernel.binding_count()) +
-                                " buffers, got " + std::to_string(buffers.size()));
   begin_if_needed();
   order_after_conflicts(identity, writes);
   kernel.record(command_buffer_, handles, grid, dims, identity);

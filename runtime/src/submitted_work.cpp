@@ -62,7 +62,7 @@ bool SubmittedWork::ready() {
   }
   const VkResult status = vkGetFenceStatus(fences_->device(), fence_);
   if (status == VK_NOT_READY) return false;
-  vk_check(status, "polling work on " + device_name_);
+  vk_check(status, "polling work on " + fences_->device_name());
   finish();
   return true;
 }
@@ -78,14 +78,14 @@ void SubmittedWork::wait() {
   // driver's interrupt wakes the thread, tens of microseconds later on a discrete GPU. So poll for a while
   // (work as short as most kernels' ends within it), then sleep.
   const VkDevice device = fences_->device();
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(spin_wait_us_);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(fences_->spin_wait_us());
   VkResult status = vkGetFenceStatus(device, fence_);
   while (status == VK_NOT_READY && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::yield();
     status = vkGetFenceStatus(device, fence_);
   }
   if (status == VK_NOT_READY) status = vkWaitForFences(device, 1, &fence_, VK_TRUE, UINT64_MAX);
-  vk_check(status, "waiting for work on " + device_name_);
+  vk_check(status, "waiting for work on " + fences_->device_name());
   finish();
 }
 
@@ -101,9 +101,9 @@ std::shared_ptr<SubmittedWork> Queue::submit(std::span<const VkCommandBuffer> co
   }
   if (result != VK_SUCCESS) {
     fences_->give_back(fence);
-    throw VulkanError(result, "submitting work to " + device_name_);
+    throw VulkanError(result, "submitting work to " + fences_->device_name());
   }
-  return std::make_shared<SubmittedWork>(fences_, fence, spin_wait_us_, device_name_);
+  return std::make_shared<SubmittedWork>(fences_, fence);
 }
 
 Submission::~Submission() {

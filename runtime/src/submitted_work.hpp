@@ -11,16 +11,20 @@
 
 namespace kernelgen {
 
-// The fences submissions signal, recycled. The Device closes it when it dies (after waiting for the GPU):
-// work a Submission still refers to then counts as finished, and the fences are gone.
+// The fences submissions signal, recycled, and how to wait on them: the device's name for errors and how long
+// a wait polls. The Device closes it when it dies (after waiting for the GPU): work a Submission still refers
+// to then counts as finished, and the fences are gone.
 class FencePool {
  public:
-  explicit FencePool(VkDevice device) : device_(device) {}
+  FencePool(VkDevice device, uint32_t spin_wait_us, std::string device_name)
+      : device_(device), spin_wait_us_(spin_wait_us), device_name_(std::move(device_name)) {}
   FencePool(const FencePool&) = delete;
   FencePool& operator=(const FencePool&) = delete;
   ~FencePool() { close(); }
 
   VkDevice device() const { return device_; }
+  uint32_t spin_wait_us() const { return spin_wait_us_; }
+  const std::string& device_name() const { return device_name_; }
   // An unsignalled fence: a recycled one or a new one.
   VkFence take();
   void give_back(VkFence fence);
@@ -30,6 +34,8 @@ class FencePool {
 
  private:
   VkDevice device_;
+  uint32_t spin_wait_us_;
+  std::string device_name_;
   mutable std::mutex mutex_;
   bool closed_ = false;
   std::vector<VkFence> all_;
@@ -41,8 +47,7 @@ class FencePool {
 // memory before it is overwritten). Thread-safe.
 class SubmittedWork {
  public:
-  SubmittedWork(std::shared_ptr<FencePool> fences, VkFence fence, uint32_t spin_wait_us, std::string device_name)
-      : fences_(std::move(fences)), fence_(fence), spin_wait_us_(spin_wait_us), device_name_(std::move(device_name)) {}
+  SubmittedWork(std::shared_ptr<FencePool> fences, VkFence fence) : fences_(std::move(fences)), fence_(fence) {}
   SubmittedWork(const SubmittedWork&) = delete;
   SubmittedWork& operator=(const SubmittedWork&) = delete;
 
@@ -55,8 +60,6 @@ class SubmittedWork {
   std::mutex mutex_;
   std::shared_ptr<FencePool> fences_;
   VkFence fence_;
-  uint32_t spin_wait_us_;
-  std::string device_name_;
   std::atomic<bool> done_{false};
 };
 
@@ -64,10 +67,7 @@ class SubmittedWork {
 class Queue {
  public:
   Queue(VkDevice device, VkQueue queue, uint32_t spin_wait_us, std::string device_name)
-      : queue_(queue),
-        fences_(std::make_shared<FencePool>(device)),
-        spin_wait_us_(spin_wait_us),
-        device_name_(std::move(device_name)) {}
+      : queue_(queue), fences_(std::make_shared<FencePool>(device, spin_wait_us, std::move(device_name))) {}
 
   // Submits the command buffers in order as one batch; the work finishes when all of them have.
   std::shared_ptr<SubmittedWork> submit(std::span<const VkCommandBuffer> command_buffers);
@@ -78,8 +78,6 @@ class Queue {
   std::mutex mutex_;
   VkQueue queue_;
   std::shared_ptr<FencePool> fences_;
-  uint32_t spin_wait_us_;
-  std::string device_name_;
 };
 
 }  // namespace kernelgen

@@ -16,10 +16,7 @@ constexpr std::size_t kCopyAlignment = 16;
 
 Transfers::Transfers(VkDevice device, uint32_t queue_family, Queue& queue, DeviceMemory& memory)
     : device_(device), queue_(queue), memory_(memory) {
-  VkCommandPoolCreateInfo pool{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-  pool.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
-  pool.queueFamilyIndex = queue_family;
-  vk_check(vkCreateCommandPool(device_, &pool, nullptr, &pool_), "creating a command pool for transfers");
+  pool_ = create_command_pool(device_, queue_family, " for transfers");
   VkCommandBufferAllocateInfo allocate{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
   allocate.commandPool = pool_;
   allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
