@@ -14,7 +14,10 @@
 #     [TOLERANCE  <atol> [<rtol>]]     default per output dtype (f32 1e-5 1e-5, f16 1e-3 1e-3, integers exact)
 #     [FLOPS      <expression>]        floating-point operations per call over the dims, e.g. 2*rows*1000
 #     [BYTES      <expression>]        bytes moved per call (default: every tensor once), for GB/s
-#     [SAMPLES n] [ROUNDS n] [BEAM n] [MODEL provider/model] [BUDGET_USD x]    LLM search settings
+#     [SAMPLES n] [ROUNDS n] [MODEL provider/model] [BUDGET_USD x]    LLM search settings
+#     [OPT_ROUNDS n] [BEAM k]          optimisation rounds after the first correct kernel (default 0), each
+#                                      asking for SAMPLES ideas per parent and one kernel per idea; the
+#                                      fastest k correct kernels are the next round's parents (default 1)
 #     [KERNEL     <file.comp>])        a hand-written candidate, validated like any other
 #
 # Creates
@@ -39,10 +42,19 @@ function(_kernelgen_log_dir out)
   endif()
 endfunction()
 
+# Build steps that search validate and time kernels on the GPU: one at a time, so that they never time each other
+# (the timing harness also holds a per-device file lock, for generators without job pools and for ctest).
+set_property(GLOBAL APPEND PROPERTY JOB_POOLS kernelgen_gpu=1)
+
 if(NOT TARGET kernelgen_regenerate)
   _kernelgen_log_dir(_kernelgen_log)
   # Runs after every kernelgen_regenerate_<op>: the summary table of the candidate log.
   add_custom_target(kernelgen_regenerate
+    COMMAND kernelgen_tool report --log-dir "${_kernelgen_log}"
+    COMMENT "kernelgen: candidate log summary (${_kernelgen_log})"
+    USES_TERMINAL VERBATIM)
+  # Optimisation rounds started from every checked-in kernel, then the same summary.
+  add_custom_target(kernelgen_optimise
     COMMAND kernelgen_tool report --log-dir "${_kernelgen_log}"
     COMMENT "kernelgen: candidate log summary (${_kernelgen_log})"
     USES_TERMINAL VERBATIM)
@@ -230,7 +242,7 @@ endfunction()
 # never among them: CMake stores its arguments in CMakeCache.txt, and a key must not land in a file.
 function(_kernelgen_tool_settings out)
   set(flags "")
-  foreach(setting KERNELGEN_MODEL OPENAI_BASE_URL ANTHROPIC_BASE_URL KERNELGEN_TOKEN_BUDGET KERNELGEN_MAX_OUTPUT_TOKENS
+  foreach(setting KERNELGEN_MODEL OPENAI_BASE_URL ANTHROPIC_BASE_URL KERNELGEN_TOKEN_BUDGET KERNELGEN_OPT_ROUNDS KERNELGEN_MAX_OUTPUT_TOKENS
                   KERNELGEN_TIMEOUT_S KERNELGEN_VALIDATION_TIMEOUT_S)
     if(NOT "${${setting}}" STREQUAL "")
       list(APPEND flags --set "${setting}=${${setting}}")
@@ -259,7 +271,7 @@ function(_kernelgen_tool_settings out)
 endfunction()
 
 function(kernelgen_add_op name)
-  set(one_value REFERENCE DESCRIPTION FLOPS BYTES SAMPLES ROUNDS BEAM MODEL BUDGET_USD KERNEL)
+  set(one_value REFERENCE DESCRIPTION FLOPS BYTES SAMPLES ROUNDS OPT_ROUNDS BEAM MODEL BUDGET_USD KERNEL)
   set(multi_value INPUTS OUTPUTS DIMS BENCH_DIMS INDEX PARAMS TOLERANCE)
   cmake_parse_arguments(PARSE_ARGV 1 KG "" "${one_value}" "${multi_value}")
   # Set here, not at file scope: a consumer calls this function from its own directories, where variables of
@@ -270,7 +282,7 @@ function(kernelgen_add_op name)
   # A JSON number, since values are copied into the spec as they are written.
   set(_KERNELGEN_NUMBER "^-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$")
   set(where "kernelgen_add_op(${name}) in ${CMAKE_CURRENT_LIST_FILE}")
-  set(known "REFERENCE, DESCRIPTION, INPUTS, OUTPUTS, DIMS, BENCH_DIMS, INDEX, PARAMS, TOLERANCE, FLOPS, BYTES, SAMPLES, ROUNDS, BEAM, MODEL, BUDGET_USD, KERNEL")
+  set(known "REFERENCE, DESCRIPTION, INPUTS, OUTPUTS, DIMS, BENCH_DIMS, INDEX, PARAMS, TOLERANCE, FLOPS, BYTES, SAMPLES, ROUNDS, OPT_ROUNDS, BEAM, MODEL, BUDGET_USD, KERNEL")
 
   if(NOT name MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
     _kernelgen_fail("kernelgen_add_op(${name}) in ${CMAKE_CURRENT_LIST_FILE}" "name"
@@ -497,6 +509,12 @@ function(kernelgen_add_op name)
   endif()
 
   set(search_json "")
+  if(DEFINED KG_OPT_ROUNDS)
+    if(NOT KG_OPT_ROUNDS MATCHES "^(0|[1-9][0-9]*)$")
+      _kernelgen_fail("${where}" OPT_ROUNDS "'${KG_OPT_ROUNDS}' is not a whole number" "write e.g. OPT_ROUNDS 2 (0: none)")
+    endif()
+    list(APPEND search_json "\"opt_rounds\":${KG_OPT_ROUNDS}")
+  endif()
   foreach(setting SAMPLES ROUNDS BEAM)
     if(DEFINED KG_${setting})
       if(NOT KG_${setting} MATCHES "^[1-9][0-9]*$")
@@ -630,6 +648,7 @@ function(kernelgen_add_op name)
     COMMAND kernelgen_tool build-op --spec "${dir}/spec.json" --out "${kernel_data}" ${tool_settings}
     DEPENDS kernelgen_tool "${dir}/spec.json" "${reference}" ${kernel} ${checked_in}
     COMMENT "kernelgen: checking ${name}'s kernel in ${generated_dir}"
+    JOB_POOL kernelgen_gpu
     VERBATIM)
   add_custom_target(kernelgen_regenerate_${name}
     COMMAND kernelgen_tool build-op --spec "${dir}/spec.json" --out "${kernel_data}" --regenerate ${tool_settings}
@@ -637,6 +656,12 @@ function(kernelgen_add_op name)
     COMMENT "kernelgen: regenerating ${name}'s kernel"
     USES_TERMINAL VERBATIM)
   add_dependencies(kernelgen_regenerate kernelgen_regenerate_${name})
+  add_custom_target(kernelgen_optimise_${name}
+    COMMAND kernelgen_tool build-op --spec "${dir}/spec.json" --out "${kernel_data}" --optimise ${tool_settings}
+    DEPENDS kernelgen_tool
+    COMMENT "kernelgen: optimising ${name}'s checked-in kernel"
+    USES_TERMINAL VERBATIM)
+  add_dependencies(kernelgen_optimise kernelgen_optimise_${name})
 
   add_library(kernelgen_reference_${name} OBJECT "${reference}")
   target_link_libraries(kernelgen_reference_${name} PUBLIC kernelgen::reference)

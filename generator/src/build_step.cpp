@@ -21,6 +21,7 @@
 #include "kernelgen/llm/cassette.hpp"
 #include "kernelgen/llm/settings.hpp"
 #include "kernelgen/manifest.hpp"
+#include "kernelgen/optimise/device_peaks.hpp"
 #include "kernelgen/prompt.hpp"
 #include "kernelgen/search.hpp"
 #include "kernelgen/spirv_interface.hpp"
@@ -85,12 +86,18 @@ GeneratedKernel check_in(const OpSpec& spec, const std::string& hash, const Sear
   const SearchProgress& totals = outcome.totals;
   m.search = {{"candidates", outcome.candidates},
               {"rounds", outcome.rounds_run},
+              {"optimisation_rounds", outcome.optimisation_rounds_run},
               {"model", best.model.empty() ? nlohmann::json() : nlohmann::json(best.model)},
               {"accepted_from", is_file ? std::filesystem::relative(best.origin, project).generic_string() : best.origin},
               {"accepted_record", best.file_name()},
               {"tokens", totals.tokens},
               {"cost_usd", totals.cost_unknown ? nlohmann::json("unknown") : nlohmann::json(totals.cost_usd)},
               {"stop_reason", outcome.stop_reason}};
+  if (!best.idea.empty()) m.search["idea"] = best.idea;
+  if (outcome.first_correct && outcome.first_correct->uuid != best.uuid) {
+    m.search["first_correct_record"] = outcome.first_correct->file_name();
+    if (best.speedup_over_first_correct) m.search["speedup_over_first_correct"] = *best.speedup_over_first_correct;
+  }
   m.generated_at = utc_timestamp();
   m.kernelgen_version = KERNELGEN_VERSION;
   write_generated(spec.generated_dir, kernel);
@@ -176,6 +183,93 @@ std::map<std::string, std::string> read_dotenv(const std::filesystem::path& dote
   return llm::parse_dotenv(read_file(dotenv));
 }
 
+
+// The search settings of the op and of the build; on a problem it says what and returns the exit code.
+int configure_search(const BuildStepOptions& options, const OpSpec& spec, const llm::SettingSources& sources,
+                     bool has_declared, SearchConfig& config) {
+  try {
+    config.provider = provider_for(spec, options, sources, config.client);
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "kernelgen: op '%s': %s\n%s", spec.name.c_str(), error.what(), how_to_generate(spec).c_str());
+    return 1;
+  }
+  if (!has_declared && !config.provider) {
+    std::fprintf(stderr, "kernelgen: op '%s' has no kernel and no model is configured.\n%s", spec.name.c_str(),
+                 how_to_generate(spec).c_str());
+    return 1;
+  }
+  config.samples = spec.search.samples;
+  config.rounds = spec.search.rounds;
+  config.opt_rounds = spec.search.opt_rounds;
+  config.beam = spec.search.beam;
+  config.budget_usd = spec.search.budget_usd;
+  try {
+    if (auto tokens = sources.get("KERNELGEN_TOKEN_BUDGET")) config.token_budget = std::stoll(*tokens);
+    if (auto rounds = sources.get("KERNELGEN_OPT_ROUNDS")) config.opt_rounds = std::stoi(*rounds);
+  } catch (const std::exception&) {
+    std::fprintf(stderr, "kernelgen: op '%s': KERNELGEN_TOKEN_BUDGET and KERNELGEN_OPT_ROUNDS must be whole numbers\n",
+                 spec.name.c_str());
+    return 1;
+  }
+  config.log_dir = options.log_dir;
+  config.prices = load_prices();
+  if (config.provider && config.provider->provider != "replay") {
+    try {
+      require_price_for_budget(config.prices, config.provider->provider + "/" + config.provider->model,
+                               config.budget_usd);
+    } catch (const std::invalid_argument& error) {
+      std::fprintf(stderr, "kernelgen: op '%s': %s\n", spec.name.c_str(), error.what());
+      return 1;
+    }
+  }
+  config.base_seed = base_seed_from_environment();
+  config.stress_runs = stress_runs_from_environment();
+  config.isolation.timeout_s = validation_timeout(sources.get("KERNELGEN_VALIDATION_TIMEOUT_S"));
+  // This process never runs a candidate: each is validated in a child process on a device of its own.
+  const DeviceInfo device = Device::describe_selected();
+  config.isolation.devices = validation_devices(sources.get("KERNELGEN_VALIDATION_DEVICES"), Device::list(), device);
+  // The probe kernels are kernelgen's own: they run here, once per device and driver.
+  if (!options.log_dir.empty()) config.peaks = cached_device_peaks(options.log_dir / "device_peaks.json");
+  config.on_progress = [](const SearchProgress& progress) {
+    std::fprintf(stderr, "kernelgen: %s\n", describe_progress(progress).c_str());
+  };
+  return 0;
+}
+
+// Runs the search, checks the best kernel in unless `keep` is the best (the checked-in one, in an
+// optimisation), and says what it did. Returns the exit code; `kernel` receives what to emit.
+int search_and_check_in(const BuildStepOptions& options, const OpSpec& spec, const std::string& reference_text,
+                        const std::string& hash, const std::vector<Candidate>& declared, const SearchConfig& config,
+                        std::optional<GeneratedKernel>& kernel) {
+  // What killed runs left half-written stays hidden; clear it before adding more.
+  for (const auto& directory : {options.log_dir, std::filesystem::path(spec.generated_dir).parent_path()})
+    if (!directory.empty()) remove_abandoned_siblings(directory);
+  const SearchOutcome outcome =
+      run_search(Device::describe_selected(), spec, reference_text, hash, declared, config);
+  if (!outcome.best) {
+    std::fprintf(stderr, "kernelgen: op '%s': no candidate passed validation (%s); %s is unchanged.\n%s",
+                 spec.name.c_str(), outcome.stop_reason.c_str(), spec.generated_dir.c_str(),
+                 how_to_generate(spec).c_str());
+    return 1;
+  }
+  const Verdict& verdict = outcome.best->verdict;
+  const std::string time = verdict.timing ? microseconds(verdict.timing->median_ns) : "untimed: " + verdict.timing_error;
+  if (options.optimise && outcome.best->round == 0) {
+    std::fprintf(stderr, "kernelgen: op '%s': no kernel beat the checked-in one (%s, %s); %s is unchanged.\n",
+                 spec.name.c_str(), time.c_str(), outcome.stop_reason.c_str(), spec.generated_dir.c_str());
+    return 0;
+  }
+  kernel = check_in(spec, hash, outcome);
+  std::string speedup;
+  if (outcome.best->speedup_over_first_correct)
+    speedup = ", " + std::to_string(*outcome.best->speedup_over_first_correct).substr(0, 4) +
+              "x the first correct kernel's speed";
+  std::fprintf(stderr, "kernelgen: op '%s': checked in %s (%s, %s on %s%s) at %s\n", spec.name.c_str(),
+               outcome.best->origin.c_str(), outcome.best->author.c_str(), time.c_str(), verdict.device.c_str(),
+               speedup.c_str(), spec.generated_dir.c_str());
+  return 0;
+}
+
 }  // namespace
 
 int run_build_step(const BuildStepOptions& options) {
@@ -189,7 +283,7 @@ int run_build_step(const BuildStepOptions& options) {
     throw std::runtime_error("op '" + spec.name + "': REFERENCE " + error.what());
   }
   const std::string hash = spec_hash(spec, reference_text, prompt_template_version());
-  const std::vector<Candidate> declared = declared_candidates(spec);
+  std::vector<Candidate> declared = declared_candidates(spec);
 
   llm::SettingSources sources;
   sources.explicit_values = options.explicit_settings;
@@ -201,72 +295,42 @@ int run_build_step(const BuildStepOptions& options) {
       check.kernel && !declared.empty() && content_hash(declared.front().source) != check.kernel->manifest.source_hash &&
       check.kernel->manifest.author == "hand-written";
   std::optional<GeneratedKernel> kernel;
-  if (check.state == StoreCheck::State::current && !options.regenerate && !declared_kernel_changed) {
+  const bool current = check.state == StoreCheck::State::current;
+  if (options.optimise && !current) {
+    std::fprintf(stderr, "kernelgen: op '%s': cannot optimise the checked-in kernel: %s. Build (or regenerate) it "
+                 "first.\n", spec.name.c_str(), check.problem.c_str());
+    return 1;
+  }
+  if (current && !options.regenerate && !options.optimise && !declared_kernel_changed) {
     kernel = std::move(check.kernel);
     if (!check.warning.empty())
       std::fprintf(stderr, "kernelgen: op '%s': warning: %s\n", spec.name.c_str(), check.warning.c_str());
   } else {
-    const std::string why = options.regenerate            ? "regenerating on request"
+    const std::string why = options.optimise              ? "optimising the checked-in kernel on request"
+                            : options.regenerate          ? "regenerating on request"
                             : declared_kernel_changed ? "the declared KERNEL " + spec.kernel_path + " changed"
                                                       : check.problem;
     std::fprintf(stderr, "kernelgen: op '%s': %s\n", spec.name.c_str(), why.c_str());
-
     if (!options.dotenv.empty() && std::filesystem::exists(options.dotenv))
       sources.dotenv = read_dotenv(options.dotenv);
-
     SearchConfig config;
-    try {
-      config.provider = provider_for(spec, options, sources, config.client);
-    } catch (const std::exception& error) {
-      std::fprintf(stderr, "kernelgen: op '%s': %s\n%s", spec.name.c_str(), error.what(), how_to_generate(spec).c_str());
-      return 1;
-    }
-    if (declared.empty() && !config.provider) {
-      std::fprintf(stderr, "kernelgen: op '%s' has no kernel and no model is configured.\n%s", spec.name.c_str(),
-                   how_to_generate(spec).c_str());
-      return 1;
-    }
-    config.samples = spec.search.samples;
-    config.rounds = spec.search.rounds;
-    config.budget_usd = spec.search.budget_usd;
-    if (auto tokens = sources.get("KERNELGEN_TOKEN_BUDGET")) config.token_budget = std::stoll(*tokens);
-    config.log_dir = options.log_dir;
-    config.prices = load_prices();
-    if (config.provider && config.provider->provider != "replay") {
-      try {
-        require_price_for_budget(config.prices, config.provider->provider + "/" + config.provider->model,
-                                 config.budget_usd);
-      } catch (const std::invalid_argument& error) {
-        std::fprintf(stderr, "kernelgen: op '%s': %s\n", spec.name.c_str(), error.what());
+    if (const int failed = configure_search(options, spec, sources, !declared.empty() || options.optimise, config))
+      return failed;
+    if (options.optimise) {
+      // The checked-in kernel is the one candidate before the optimisation rounds.
+      declared = {Candidate{check.kernel->source, check.kernel->manifest.author,
+                            (std::filesystem::path(spec.generated_dir) / "kernel.comp").string()}};
+      config.rounds = 0;
+      if (config.opt_rounds == 0) config.opt_rounds = 2;
+      if (!config.provider) {
+        std::fprintf(stderr, "kernelgen: op '%s': optimising needs a model (KERNELGEN_MODEL).\n%s", spec.name.c_str(),
+                     how_to_generate(spec).c_str());
         return 1;
       }
+      kernel = std::move(check.kernel);
     }
-    config.base_seed = base_seed_from_environment();
-    config.stress_runs = stress_runs_from_environment();
-    config.isolation.timeout_s = validation_timeout(sources.get("KERNELGEN_VALIDATION_TIMEOUT_S"));
-    // This process never runs a candidate: each is validated in a child process on a device of its own.
-    const DeviceInfo device = Device::describe_selected();
-    config.isolation.devices = validation_devices(sources.get("KERNELGEN_VALIDATION_DEVICES"), Device::list(), device);
-    config.on_progress = [](const SearchProgress& progress) {
-      std::fprintf(stderr, "kernelgen: %s\n", describe_progress(progress).c_str());
-    };
-
-    // What killed runs left half-written stays hidden; clear it before adding more.
-    for (const auto& directory : {options.log_dir, std::filesystem::path(spec.generated_dir).parent_path()})
-      if (!directory.empty()) remove_abandoned_siblings(directory);
-    const SearchOutcome outcome = run_search(device, spec, reference_text, hash, declared, config);
-    if (!outcome.best) {
-      std::fprintf(stderr, "kernelgen: op '%s': no candidate passed validation (%s); %s is unchanged.\n%s",
-                   spec.name.c_str(), outcome.stop_reason.c_str(), spec.generated_dir.c_str(),
-                   how_to_generate(spec).c_str());
-      return 1;
-    }
-    kernel = check_in(spec, hash, outcome);
-    const Verdict& verdict = outcome.best->verdict;
-    const std::string time = verdict.timing ? microseconds(verdict.timing->median_ns) : "untimed: " + verdict.timing_error;
-    std::fprintf(stderr, "kernelgen: op '%s': checked in %s (%s, %s on %s) at %s\n", spec.name.c_str(),
-                 outcome.best->origin.c_str(), outcome.best->author.c_str(), time.c_str(), verdict.device.c_str(),
-                 spec.generated_dir.c_str());
+    if (const int failed = search_and_check_in(options, spec, reference_text, hash, declared, config, kernel))
+      return failed;
   }
   write_file_atomic(options.output, emit_kernel_data(spec, *kernel));
   return 0;

@@ -118,6 +118,8 @@ int main(int argc, char** argv) {
   build_op->add_option("--spec", step.spec_path, "the op's spec.json")->required()->check(CLI::ExistingFile);
   build_op->add_option("--out", step.output, "the C++ file to emit")->required();
   build_op->add_flag("--regenerate", step.regenerate, "search again even when generated/<op>/ is current");
+  build_op->add_flag("--optimise", step.optimise,
+                     "run optimisation rounds from the checked-in kernel; check in a faster one if found");
   build_op->add_flag("--offline", step.offline, "never ask a live model (KERNELGEN_OFFLINE)");
   build_op->add_option("--set", settings,
                        "KEY=VALUE settings that win over the environment and .env (KERNELGEN_MODEL, "
@@ -131,11 +133,14 @@ int main(int argc, char** argv) {
   list->add_option("--status", status_filter, "correct or rejected")->check(CLI::IsMember({"correct", "rejected"}));
   list->add_option("--op", op_filter, "only this op");
   list->add_option("--log-dir", log_dir, "the candidate log directory (default: $KERNELGEN_CACHE_DIR or the build tree's)");
-  auto* show = app.add_subcommand("show", "print one candidate record");
+  auto* show = app.add_subcommand("show", "print one candidate record and its lineage");
   show->add_option("record", record_name, "record file name, a unique prefix of one, or a uuid")->required();
   show->add_option("--log-dir", log_dir, "the candidate log directory");
-  auto* report = app.add_subcommand("report", "success rate, tokens and cost per op and model");
+  bool report_json = false;
+  auto* report = app.add_subcommand("report", "per op and model: candidates, success rate, rounds, first correct and "
+                                              "best time, speed-up, % of peak, tokens, cost");
   report->add_option("--log-dir", log_dir, "the candidate log directory");
+  report->add_flag("--json", report_json, "print a JSON array of per-op objects instead of the table");
 
   auto* devices = app.add_subcommand("devices", "list the Vulkan devices (KERNELGEN_DEVICE picks by index or name)");
 
@@ -155,6 +160,7 @@ int main(int argc, char** argv) {
     }
     if (*list) return std::printf("%s", kernelgen::list_records(log_dir, status_filter, op_filter).c_str()), 0;
     if (*show) return std::printf("%s", kernelgen::show_record(log_dir, record_name).c_str()), 0;
+    if (*report && report_json) return std::printf("%s\n", kernelgen::report_summary(log_dir).dump(2).c_str()), 0;
     if (*report) return std::printf("%s", kernelgen::report_records(log_dir).c_str()), 0;
     if (*devices) return devices_command();
   } catch (const std::exception& error) {

@@ -115,6 +115,9 @@ std::string device_text(const DeviceInfo& device) {
     if (std::binary_search(device.extensions.begin(), device.extensions.end(), std::string(extension)))
       useful += std::string(useful.empty() ? "" : ", ") + extension;
   if (!useful.empty()) text += "- extensions: " + useful + "\n";
+  text += std::string("- f16 arithmetic (shaderFloat16): ") + (device.features.shader_float16 ? "yes" : "no") +
+          "; 16-bit storage: " + (device.features.storage_buffer_16bit ? "yes" : "no") +
+          "; int8 arithmetic: " + (device.features.shader_int8 ? "yes" : "no") + "\n";
   return text;
 }
 
@@ -137,8 +140,8 @@ std::string prompt_template_version() {
   return "2-" + content_hash(std::string(kSystemTemplate) + kUserTemplate).substr(0, 8);
 }
 
-llm::Prompt build_prompt(const OpSpec& spec, const std::string& reference_text, const DeviceInfo& device,
-                         const std::vector<Feedback>& feedback) {
+std::string fill_op_template(std::string text, const OpSpec& spec, const std::string& reference_text,
+                             const DeviceInfo& device, const std::vector<std::pair<std::string, std::string>>& extra) {
   std::string tensors;
   const auto all = spec.tensors();
   for (size_t i = 0; i < all.size(); ++i)
@@ -149,20 +152,26 @@ llm::Prompt build_prompt(const OpSpec& spec, const std::string& reference_text, 
     params = "\n## Parameters (the reference reads them as params.get(\"name\"))\n";
     for (const auto& [name, value] : spec.params) params += "- " + name + " = " + number(value) + "\n";
   }
-  std::string user = kUserTemplate;
-  replace_all(user, "{{op}}", spec.name);
-  replace_all(user, "{{tensors}}", tensors);
-  replace_all(user, "{{dims}}", dims_section(spec));
-  replace_all(user, "{{params}}", params);
-  replace_all(user, "{{shape_rules}}", shape_rules(spec));
-  replace_all(user, "{{dtype_rules}}", dtype_rules(spec, device));
-  replace_all(user, "{{tolerance}}", tolerance_text(spec));
-  replace_all(user, "{{device}}", device_text(device));
-  replace_all(user, "{{feedback}}", feedback_text(feedback));
+  replace_all(text, "{{op}}", spec.name);
+  replace_all(text, "{{tensors}}", tensors);
+  replace_all(text, "{{dims}}", dims_section(spec));
+  replace_all(text, "{{params}}", params);
+  replace_all(text, "{{shape_rules}}", shape_rules(spec));
+  replace_all(text, "{{dtype_rules}}", dtype_rules(spec, device));
+  replace_all(text, "{{tolerance}}", tolerance_text(spec));
+  replace_all(text, "{{device}}", device_text(device));
+  for (const auto& [placeholder, value] : extra) replace_all(text, placeholder, value);
   // Last: the description and the reference are user text that may contain something like a placeholder.
-  replace_all(user, "{{description}}", spec.description);
-  replace_all(user, "{{reference}}", reference_text);
-  return {kSystemTemplate, user, prompt_template_version()};
+  replace_all(text, "{{description}}", spec.description);
+  replace_all(text, "{{reference}}", reference_text);
+  return text;
+}
+
+llm::Prompt build_prompt(const OpSpec& spec, const std::string& reference_text, const DeviceInfo& device,
+                         const std::vector<Feedback>& feedback) {
+  return {kSystemTemplate,
+          fill_op_template(kUserTemplate, spec, reference_text, device, {{"{{feedback}}", feedback_text(feedback)}}),
+          prompt_template_version()};
 }
 
 }  // namespace kernelgen

@@ -45,6 +45,7 @@ std::string CandidateRecord::file_name() const {
 }
 
 json to_json(const CandidateRecord& r) {
+  const auto optional = [](const std::optional<double>& value) { return value ? json(*value) : json(); };
   return {{"uuid", r.uuid},
           {"timestamp", r.timestamp},
           {"status", r.correct() ? "correct" : "rejected"},
@@ -60,6 +61,9 @@ json to_json(const CandidateRecord& r) {
           {"origin", r.origin},
           {"parent", r.parent.empty() ? json() : json(r.parent)},
           {"idea", r.idea.empty() ? json() : json(r.idea)},
+          {"optimisation_round", r.optimisation_round},
+          {"speedup_over_first_correct", optional(r.speedup_over_first_correct)},
+          {"speedup_over_parent", optional(r.speedup_over_parent)},
           {"prompt",
            {{"system", r.prompt.system}, {"user", r.prompt.user}, {"template_version", r.prompt.template_version}}},
           {"completion",
@@ -81,19 +85,54 @@ json to_json(const CandidateRecord& r) {
           {"device", r.verdict.device}};
 }
 
+std::string IdeasRecord::file_name() const {
+  return "i_" + op + "_h" + spec_hash.substr(0, 8) + "_" + content_hash(uuid + completion.text).substr(0, 8) + ".json";
+}
+
+json to_json(const IdeasRecord& r) {
+  return {{"uuid", r.uuid},
+          {"timestamp", r.timestamp},
+          {"kind", "ideas"},
+          {"op", r.op},
+          {"spec_hash", r.spec_hash},
+          {"model", r.model},
+          {"author", r.completion.author},
+          {"optimisation_round", r.optimisation_round},
+          {"origin", r.origin},
+          {"parent", r.parent},
+          {"prompt",
+           {{"system", r.prompt.system}, {"user", r.prompt.user}, {"template_version", r.prompt.template_version}}},
+          {"completion", {{"text", r.completion.text}, {"finish_reason", r.completion.finish_reason}}},
+          {"usage",
+           {{"prompt_tokens", r.completion.usage.prompt_tokens},
+            {"completion_tokens", r.completion.usage.completion_tokens},
+            {"reasoning_tokens", r.completion.usage.reasoning_tokens}}},
+          {"cost_usd", r.cost_usd ? json(*r.cost_usd) : json("unknown")},
+          {"llm_seconds", r.llm_seconds},
+          {"ideas", r.ideas},
+          {"error", r.error.empty() ? json() : json(r.error)}};
+}
+
+std::filesystem::path write_ideas_record(const std::filesystem::path& directory, const IdeasRecord& record) {
+  const auto path = directory / record.file_name();
+  write_file_atomic(path, to_json(record).dump(2) + "\n");
+  return path;
+}
+
 std::filesystem::path write_record(const std::filesystem::path& directory, const CandidateRecord& record) {
   const auto path = directory / record.file_name();
   write_file_atomic(path, to_json(record).dump(2) + "\n");
   return path;
 }
 
-std::vector<json> load_records(const std::filesystem::path& directory) {
+std::vector<json> load_records(const std::filesystem::path& directory, bool with_ideas) {
   std::vector<json> records;
   std::error_code error;
   if (!std::filesystem::is_directory(directory, error)) return records;
   for (const auto& entry : std::filesystem::directory_iterator(directory)) {
     const std::string name = entry.path().filename().string();
-    if (entry.path().extension() != ".json" || !(name.rfind("c_", 0) == 0 || name.rfind("r_", 0) == 0)) continue;
+    const bool candidate = name.rfind("c_", 0) == 0 || name.rfind("r_", 0) == 0;
+    if (entry.path().extension() != ".json" || !(candidate || (with_ideas && name.rfind("i_", 0) == 0))) continue;
     try {
       json record = json::parse(read_file(entry.path()));
       if (!record.is_object() || !record.contains("uuid")) throw std::runtime_error("not a candidate record");

@@ -144,6 +144,14 @@ Sequence& Sequence::fill(const Buffer& buffer, uint32_t word) {
   return *this;
 }
 
+Sequence& Sequence::barrier() {
+  begin_if_needed();
+  memory_barrier(command_buffer_, kWorkStages, kWorkWrites, kWorkStages, kWorkAccess);
+  since_barrier_.clear();
+  ++barriers_;
+  return *this;
+}
+
 Sequence& Sequence::timestamp() {
   if (max_timestamps_ == 0) throw std::length_error("kernelgen: this Sequence was made with max_timestamps 0");
   if (!query_pool_)

@@ -10,6 +10,9 @@ struct BuildStepOptions {
   std::filesystem::path spec_path;
   std::filesystem::path output;  // the kernel data .cpp to emit
   bool regenerate = false;       // search again even when generated/<op>/ is current
+  // Run optimisation rounds from the checked-in kernel (kernelgen_optimise_<op>): OPT_ROUNDS of them, or
+  // KERNELGEN_OPT_ROUNDS, or 2 where both are 0; the kernel is replaced only by a faster one.
+  bool optimise = false;
   bool offline = false;          // KERNELGEN_OFFLINE: never reach a live model
   // Settings given as CMake arguments (KERNELGEN_MODEL, OPENAI_BASE_URL, ...); they win over the environment
   // and the .env file.

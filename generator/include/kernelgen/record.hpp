@@ -25,8 +25,14 @@ struct CandidateRecord {
   int round = 0;
   int sample = 0;
   std::string origin;  // the KERNEL file of a declared candidate, or op/r<round>/s<sample> (the cassette key)
-  std::string parent;  // the candidate whose feedback this one answers ("" in round 1)
-  std::string idea;
+  // The uuid of the candidate this one answers: in a correction round the rejected one whose feedback it was
+  // shown ("" in round 1), in an optimisation round the correct kernel it optimises.
+  std::string parent;
+  int optimisation_round = 0;  // 0: not an optimisation
+  std::string idea;            // the optimisation it implements
+  // Median time of the first correct kernel (or of the parent) over this one's, for a timed optimisation.
+  std::optional<double> speedup_over_first_correct;
+  std::optional<double> speedup_over_parent;
   llm::Prompt prompt;
   llm::Completion completion;
   std::optional<double> cost_usd;  // nullopt: the model's price is unknown
@@ -43,11 +49,36 @@ struct CandidateRecord {
 
 nlohmann::json to_json(const CandidateRecord& record);
 
+// One brainstorm call of an optimisation round: the ideas it gave, or why its answer held none. The log keeps
+// them as i_ records beside the candidates, for their tokens and cost and for `kernelgen show`.
+struct IdeasRecord {
+  std::string uuid;
+  std::string timestamp;
+  std::string op;
+  std::string spec_hash;
+  std::string model;
+  int optimisation_round = 0;
+  std::string origin;  // the cassette key, <op>/o<round>/p<parent>/ideas
+  std::string parent;  // the uuid of the kernel the ideas are for
+  llm::Prompt prompt;
+  llm::Completion completion;
+  std::optional<double> cost_usd;
+  double llm_seconds = 0;
+  std::vector<std::string> ideas;
+  std::string error;  // non-empty: no usable list
+
+  std::string file_name() const;
+};
+
+nlohmann::json to_json(const IdeasRecord& record);
+std::filesystem::path write_ideas_record(const std::filesystem::path& directory, const IdeasRecord& record);
+
 // Writes the record atomically into the log directory; returns its path.
 std::filesystem::path write_record(const std::filesystem::path& directory, const CandidateRecord& record);
 
-// Every record in the directory, oldest first. Unreadable files are reported on stderr and skipped.
-std::vector<nlohmann::json> load_records(const std::filesystem::path& directory);
+// Every candidate record (c_, r_) in the directory, and the brainstorm records (i_) too when asked, oldest
+// first. Unreadable files are reported on stderr and skipped.
+std::vector<nlohmann::json> load_records(const std::filesystem::path& directory, bool with_ideas = false);
 
 std::string new_uuid();
 std::string utc_timestamp();

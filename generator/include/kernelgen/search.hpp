@@ -10,6 +10,7 @@
 #include "kernelgen/candidate.hpp"
 #include "kernelgen/validation/isolated_validation.hpp"
 #include "kernelgen/llm/client.hpp"
+#include "kernelgen/optimise/device_peaks.hpp"
 #include "kernelgen/price.hpp"
 #include "kernelgen/record.hpp"
 #include "kernelgen/validation/validate.hpp"
@@ -23,6 +24,8 @@ struct SearchProgress {
   std::string op;
   int round = 0;  // 0: the declared candidates, before any LLM round
   int rounds = 0;
+  int optimisation_round = 0;  // > 0: in an optimisation round (round stays the last correction round)
+  int optimisation_rounds = 0;
   int samples_done = 0;
   int samples = 0;
   int accepted = 0;
@@ -36,8 +39,11 @@ struct SearchProgress {
 struct SearchConfig {
   std::optional<llm::ProviderSettings> provider;  // none: only the declared candidates are tried
   llm::ClientEnvironment client;
-  int samples = 4;
+  int samples = 4;  // completions per correction round; ideas asked for per parent in an optimisation round
   int rounds = 3;
+  int opt_rounds = 0;  // optimisation rounds after the first correct kernel
+  int beam = 1;        // parents kept from one optimisation round to the next
+  std::optional<DevicePeaks> peaks;  // for each timing's fraction of peak and the brainstorm's roofline
   double budget_usd = 0;    // 0: none
   int64_t token_budget = 0; // 0: none
   std::filesystem::path log_dir;
@@ -50,18 +56,26 @@ struct SearchConfig {
 };
 
 struct SearchOutcome {
-  std::optional<CandidateRecord> best;  // the fastest correct candidate
+  // The fastest correct candidate: one replaces another only when it is faster beyond the noise of both
+  // (faster_beyond_noise), so the same candidates give the same choice from run to run.
+  std::optional<CandidateRecord> best;
+  std::optional<CandidateRecord> first_correct;  // the best when the optimisation rounds began
   KernelBinary best_binary;
   SearchProgress totals;
   int candidates = 0;
   int rounds_run = 0;
+  int optimisation_rounds_run = 0;
   std::string stop_reason;  // why the search ended
 };
 
 // Rejection sampling with feedback: the declared candidates first, then up to `rounds` rounds of `samples`
 // concurrent completions, each extracted, compiled and validated; the failures of a round are fed back into
-// the next round's prompt; it stops at the first round with a correct candidate, or when a budget is spent.
-// Every candidate is written to the log as a c_/r_ record. `device` describes the device the candidates will
+// the next round's prompt, until a round has a correct candidate. Then up to `opt_rounds` optimisation rounds:
+// for each of the `beam` fastest correct kernels a brainstorm call (key <op>/o<round>/p<parent>/ideas) asks for
+// `samples` ideas, and one implement call per idea (<op>/o<round>/p<parent>/i<idea>) for a kernel, validated and
+// timed like any candidate; the optimisations stop early after two rounds in a row without a speed-up beyond
+// the noise. Any phase stops when a budget is spent. Every candidate is written to the log as a c_/r_ record,
+// every brainstorm as an i_ record. `device` describes the device the candidates will
 // run on, for the prompt; they run in child processes (config.isolation), which use the op's reference linked
 // into the kernelgen tool.
 SearchOutcome run_search(const DeviceInfo& device, const OpSpec& spec, const std::string& reference_text,

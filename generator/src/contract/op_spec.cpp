@@ -328,7 +328,10 @@ OpSpec parse_op_spec(const json& in) {
     if (!search.is_object()) reject(op, "search", "must be an object");
     spec.search.samples = whole_number(search, op, "samples", spec.search.samples);
     spec.search.rounds = whole_number(search, op, "rounds", spec.search.rounds);
+    spec.search.opt_rounds = whole_number(search, op, "opt_rounds", spec.search.opt_rounds);
     spec.search.beam = whole_number(search, op, "beam", spec.search.beam);
+    if (spec.search.opt_rounds < 0) reject(op, "opt_rounds", "must be 0 or more");
+    if (spec.search.beam < 1) reject(op, "beam", "must be 1 or more");
     spec.search.model = string_or_empty(search, op, "model");
     spec.search.budget_usd = number(search, op, "budget_usd", 0);
   }
@@ -396,6 +399,7 @@ json to_json(const OpSpec& spec) {
               {"search",
                {{"samples", spec.search.samples},
                 {"rounds", spec.search.rounds},
+                {"opt_rounds", spec.search.opt_rounds},
                 {"beam", spec.search.beam},
                 {"model", spec.search.model},
                 {"budget_usd", spec.search.budget_usd}}}};

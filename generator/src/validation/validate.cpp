@@ -681,21 +681,20 @@ Timing time_kernel(Device& device, const OpSpec& spec, const KernelBinary& binar
 
   const Grid grid = binary.grid.evaluate(dims);
   const std::vector<uint32_t> pushed = push_constants(dims);
-  Sequence sequence(device, static_cast<uint32_t>(runs) + 1);
-  sequence.timestamp();
-  for (int r = 0; r < runs; ++r) sequence.dispatch(kernel, bound, grid, pushed).timestamp();
-  sequence.run();  // warm-up: caches, clocks, lazy pipeline work
-  sequence.run();
-  std::vector<double> samples;
-  for (int r = 0; r < runs; ++r) samples.push_back(sequence.elapsed_ns(r, r + 1));
-  std::sort(samples.begin(), samples.end());
+  TimingOptions options;
+  options.runs = runs;
+  DispatchTimer timer(device, [&](Sequence& sequence) { sequence.dispatch(kernel, bound, grid, pushed); }, options);
+  const TimingStats stats = timer.measure();
 
   Timing timing;
   timing.device = device.info().name;
-  timing.runs = runs;
+  timing.runs = stats.runs;
   timing.dims = dims_text(spec, dims);
-  timing.median_ns = samples[samples.size() / 2];
-  timing.min_ns = samples.front();
+  timing.median_ns = stats.median_ns;
+  timing.min_ns = stats.min_ns;
+  timing.p25_ns = stats.p25_ns;
+  timing.p75_ns = stats.p75_ns;
+  timing.flush_bytes = timer.flush_bytes();
   timing.gbytes_per_second = spec.bytes_at(dims) / timing.median_ns;
   timing.gflops = spec.flops_at(dims) / timing.median_ns;
   return timing;

@@ -113,8 +113,23 @@ void to_json(nlohmann::json& json, const Timing& t) {
           {"dims", t.dims},
           {"median_ns", json_number(t.median_ns)},
           {"min_ns", json_number(t.min_ns)},
+          {"p25_ns", json_number(t.p25_ns)},
+          {"p75_ns", json_number(t.p75_ns)},
+          {"flush_bytes", t.flush_bytes},
           {"gbytes_per_second", json_number(t.gbytes_per_second)},
           {"gflops", json_number(t.gflops)}};
+  if (t.fraction_of_peak) json["fraction_of_peak"] = json_number(*t.fraction_of_peak);
+}
+
+TimingStats Timing::stats() const {
+  TimingStats stats;
+  stats.runs = runs;
+  stats.median_ns = median_ns;
+  stats.min_ns = min_ns;
+  // Timings recorded before the quartiles were kept have none: their spread reads as 0.
+  stats.p25_ns = p25_ns > 0 ? p25_ns : median_ns;
+  stats.p75_ns = p75_ns > 0 ? p75_ns : median_ns;
+  return stats;
 }
 
 void to_json(nlohmann::json& json, const Verdict& v) {
@@ -140,6 +155,10 @@ void from_json(const nlohmann::json& json, Timing& t) {
   t.dims = json.value("dims", "");
   t.median_ns = number_from_json(json.at("median_ns"));
   t.min_ns = number_from_json(json.at("min_ns"));
+  t.p25_ns = json.contains("p25_ns") ? number_from_json(json.at("p25_ns")) : 0;
+  t.p75_ns = json.contains("p75_ns") ? number_from_json(json.at("p75_ns")) : 0;
+  t.flush_bytes = json.value("flush_bytes", uint64_t{0});
+  if (json.contains("fraction_of_peak")) t.fraction_of_peak = number_from_json(json.at("fraction_of_peak"));
   t.gbytes_per_second = number_from_json(json.at("gbytes_per_second"));
   t.gflops = number_from_json(json.at("gflops"));
 }

@@ -5,3 +5,4 @@
 #include "kernelgen/error.hpp"
 #include "kernelgen/kernel.hpp"
 #include "kernelgen/sequence.hpp"
+#include "kernelgen/timing.hpp"

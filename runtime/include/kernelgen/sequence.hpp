@@ -53,6 +53,9 @@ class Sequence {
   Sequence& timestamp();
   // Fills the whole buffer with a 32-bit pattern.
   Sequence& fill(const Buffer& buffer, uint32_t word);
+  // Orders everything recorded after it after everything before it, whatever buffers they use (the timing
+  // harness keeps a cache flush from overlapping the dispatch it times).
+  Sequence& barrier();
 
   // Runs the recording and waits for it: the simple, blocking call.
   void run();

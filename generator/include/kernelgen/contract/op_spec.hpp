@@ -54,7 +54,8 @@ struct Tolerance {
 struct SearchSettings {
   int samples = 4;
   int rounds = 3;
-  int beam = 1;
+  int opt_rounds = 0;  // optimisation rounds after the first correct kernel (generator/src/optimise/)
+  int beam = 1;        // parents kept from one optimisation round to the next
   std::string model;
   double budget_usd = 0;  // 0: no budget
 };

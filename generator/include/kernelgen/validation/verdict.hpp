@@ -6,6 +6,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "kernelgen/timing.hpp"
 #include "kernelgen/validation/compare.hpp"
 
 namespace kernelgen {
@@ -43,8 +44,15 @@ struct Timing {
   std::string dims;  // the size timed (the op's bench dims), empty for an op without dims
   double median_ns = 0;
   double min_ns = 0;
+  double p25_ns = 0;  // quartiles: p75 - p25 is the spread a speed-up must beat (timing.hpp)
+  double p75_ns = 0;
+  uint64_t flush_bytes = 0;  // the cache flush written between runs
   double gbytes_per_second = 0;
   double gflops = 0;
+  // max(GB/s / peak bandwidth, GFLOP/s / peak FLOP/s) of the device's measured peaks, when known.
+  std::optional<double> fraction_of_peak;
+
+  TimingStats stats() const;
 };
 
 // The outcome of validating one candidate. Everything a record, a manifest and the next round's prompt need.

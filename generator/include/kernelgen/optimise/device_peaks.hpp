@@ -1,0 +1,34 @@
+#pragma once
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace kernelgen {
+
+class Device;
+struct DeviceInfo;
+
+// What the device can do at best, measured by kernelgen's own probe kernels: the ceilings of its roofline.
+struct DevicePeaks {
+  std::string device;  // the device and driver they were measured on (peaks_key)
+  double gbytes_per_second = 0;  // a large buffer copied with vec4 loads and stores: bytes read + written per ns
+  double gflops = 0;             // independent f32 FMA chains in registers: 2 FLOP per FMA
+};
+
+// A kernel's fraction of the roofline: the larger of its bandwidth over the peak bandwidth and its FLOP rate
+// over the peak FLOP rate.
+double fraction_of_peak(const DevicePeaks& peaks, double gbytes_per_second, double gflops);
+
+// The cache key: device name, driver and its version, Vulkan version. A new driver is measured again.
+std::string peaks_key(const DeviceInfo& device);
+
+// Runs the probes on `device` through the timing harness (less than a second on lavapipe, milliseconds on a
+// GPU).
+DevicePeaks measure_device_peaks(Device& device);
+
+// The peaks of the selected device (KERNELGEN_DEVICE) from `cache_file`, a JSON object keyed by peaks_key;
+// measured and added to the file when missing. nullopt, with a warning on stderr, when they cannot be measured:
+// reports then leave % of peak out.
+std::optional<DevicePeaks> cached_device_peaks(const std::filesystem::path& cache_file);
+
+}  // namespace kernelgen

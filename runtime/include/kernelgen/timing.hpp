@@ -1,0 +1,89 @@
+#pragma once
+// The one timing harness: the search times candidates with it, `kernelgen validate --time` prints it, and every
+// generated benchmark's GPU case measures with it, so the three agree (docs/timing.md).
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace kernelgen {
+
+class Buffer;
+class Device;
+class Sequence;
+struct DeviceInfo;
+
+// Order statistics of repeated GPU times of one kernel.
+struct TimingStats {
+  int runs = 0;
+  double median_ns = 0;
+  double min_ns = 0;
+  double max_ns = 0;
+  double p25_ns = 0;  // quartiles
+  double p75_ns = 0;
+  // The interquartile range: how far apart repeated runs of the same kernel land.
+  double spread_ns() const { return p75_ns - p25_ns; }
+};
+
+// The statistics of these samples (nanoseconds). Throws std::invalid_argument when there are none.
+TimingStats summarize_samples(std::vector<double> samples_ns);
+
+// Separate measurements of one kernel drift by more than one measurement's spread (clocks, other work on a
+// shared machine): eight separate timings of relu on an H100 spanned 1.6%, on lavapipe sharing two cores far
+// more. A speed-up must also exceed this fraction of the baseline's median.
+inline constexpr double kMinimumGain = 0.05;
+
+// Whether `candidate` is faster than `baseline` beyond the noise: its median is lower by more than both
+// spreads and more than kMinimumGain of the baseline's median. The search keeps a candidate over its parent, or
+// over an earlier candidate, only when this holds, so two kernels that measure the same do not trade places
+// from one run to the next.
+bool faster_beyond_noise(const TimingStats& candidate, const TimingStats& baseline);
+
+struct TimingOptions {
+  int runs = 31;         // timed runs, each between its own pair of GPU timestamps
+  int warmup_runs = 3;   // runs recorded before them in the same submission and discarded
+  // Before the first measurement the whole submission is run until this much time has passed (at least once):
+  // a GPU that idled runs at a fraction of its clock, and the first runs would time the clock ramp.
+  double warmup_seconds = 0.2;
+  // Bytes written between runs, so that a kernel whose working set fits the GPU's caches is timed reading memory
+  // as a model's next call would, not its own previous run's cache lines. nullopt: default_flush_bytes().
+  std::optional<std::size_t> flush_bytes;
+  // Hold the device's timing lock while measuring (a file lock shared by every kernelgen process of this user),
+  // so that build steps, tests and benchmarks never time each other.
+  bool exclusive = true;
+};
+
+// 256 MiB on a GPU (several times the last-level cache of current GPUs; Triton's benchmark flushes as much), none
+// on a CPU device such as lavapipe, where writing it for every run would dominate the time.
+// KERNELGEN_TIMING_FLUSH_MB overrides it (0: no flush).
+std::size_t default_flush_bytes(const DeviceInfo& device);
+
+// Records `runs` + `warmup_runs` runs of the work `record` puts into a Sequence, back to back in one
+// submission (a cache flush and a barrier before each when flushing, so the flush is not timed), and measures
+// them with GPU timestamps converted by the device's timestamp period. measure() may be called repeatedly (the
+// benchmarks do); only the first warms up.
+class DispatchTimer {
+ public:
+  DispatchTimer(Device& device, const std::function<void(Sequence&)>& record, TimingOptions options = {});
+  ~DispatchTimer();
+  DispatchTimer(const DispatchTimer&) = delete;
+  DispatchTimer& operator=(const DispatchTimer&) = delete;
+
+  TimingStats measure();
+  std::size_t flush_bytes() const { return flush_bytes_; }
+
+ private:
+  Device& device_;
+  TimingOptions options_;
+  std::size_t flush_bytes_ = 0;
+  std::unique_ptr<Buffer> flush_;
+  std::unique_ptr<Sequence> sequence_;
+  bool warmed_up_ = false;
+};
+
+// One DispatchTimer, measured once.
+TimingStats time_dispatches(Device& device, const std::function<void(Sequence&)>& record,
+                            const TimingOptions& options = {});
+
+}  // namespace kernelgen

@@ -1,0 +1,134 @@
+#include "kernelgen/timing.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "kernelgen/buffer.hpp"
+#include "kernelgen/device.hpp"
+#include "kernelgen/sequence.hpp"
+
+namespace kernelgen {
+
+namespace {
+
+// The sample at quantile q, interpolating between neighbours (samples sorted).
+double quantile(const std::vector<double>& sorted, double q) {
+  const double at = q * static_cast<double>(sorted.size() - 1);
+  const size_t below = static_cast<size_t>(std::floor(at));
+  const size_t above = std::min(below + 1, sorted.size() - 1);
+  return sorted[below] + (sorted[above] - sorted[below]) * (at - static_cast<double>(below));
+}
+
+// The device's timing lock: an exclusive flock on a file named after the device, released when destroyed.
+// Where the file cannot be opened, timing goes on unlocked: the lock only keeps timings apart.
+class TimingLock {
+ public:
+  explicit TimingLock(const DeviceInfo& device) {
+    std::string name = "kernelgen-timing-" + std::to_string(::getuid()) + "-" + std::to_string(device.index) + "-";
+    for (char c : device.name) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    std::error_code error;
+    const auto directory = std::filesystem::temp_directory_path(error);
+    if (error) return;
+    fd_ = ::open((directory / (name + ".lock")).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd_ >= 0)
+      while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+      }
+  }
+  ~TimingLock() {
+    if (fd_ >= 0) ::close(fd_);  // closing releases the lock
+  }
+  TimingLock(const TimingLock&) = delete;
+  TimingLock& operator=(const TimingLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+}  // namespace
+
+TimingStats summarize_samples(std::vector<double> samples) {
+  if (samples.empty()) throw std::invalid_argument("kernelgen: no timing samples to summarize");
+  std::sort(samples.begin(), samples.end());
+  TimingStats stats;
+  stats.runs = static_cast<int>(samples.size());
+  stats.min_ns = samples.front();
+  stats.max_ns = samples.back();
+  stats.median_ns = quantile(samples, 0.5);
+  stats.p25_ns = quantile(samples, 0.25);
+  stats.p75_ns = quantile(samples, 0.75);
+  return stats;
+}
+
+bool faster_beyond_noise(const TimingStats& candidate, const TimingStats& baseline) {
+  const double noise = std::max({candidate.spread_ns(), baseline.spread_ns(), kMinimumGain * baseline.median_ns});
+  return baseline.median_ns - candidate.median_ns > noise;
+}
+
+std::size_t default_flush_bytes(const DeviceInfo& device) {
+  if (const char* setting = std::getenv("KERNELGEN_TIMING_FLUSH_MB"); setting && *setting) {
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long megabytes = std::strtoull(setting, &end, 10);
+    // strtoull takes a sign ("-1" reads as ULLONG_MAX) and leading space; neither is a number of MiB, and a
+    // number past 2^64 bytes would wrap.
+    if (!std::isdigit(static_cast<unsigned char>(setting[0])) || *end != '\0' || errno == ERANGE ||
+        megabytes > (std::numeric_limits<std::size_t>::max() >> 20))
+      throw std::invalid_argument(std::string("kernelgen: KERNELGEN_TIMING_FLUSH_MB=") + setting +
+                                  " is not a whole number of MiB (0: no flush)");
+    return static_cast<std::size_t>(megabytes) << 20;
+  }
+  return device.type == "cpu" ? 0 : std::size_t{256} << 20;
+}
+
+DispatchTimer::DispatchTimer(Device& device, const std::function<void(Sequence&)>& record, TimingOptions options)
+    : device_(device), options_(options) {
+  if (options_.runs < 1) throw std::invalid_argument("kernelgen: timing needs at least one run");
+  flush_bytes_ = options_.flush_bytes ? *options_.flush_bytes : default_flush_bytes(device.info());
+  if (flush_bytes_ > 0) flush_ = std::make_unique<Buffer>(device, flush_bytes_);
+  sequence_ = std::make_unique<Sequence>(device, static_cast<uint32_t>(2 * options_.runs));
+  Sequence& sequence = *sequence_;
+  for (int run = 0; run < options_.warmup_runs + options_.runs; ++run) {
+    if (flush_) sequence.fill(*flush_, static_cast<uint32_t>(run));
+    sequence.barrier();
+    const bool timed = run >= options_.warmup_runs;
+    if (timed) sequence.timestamp();
+    record(sequence);
+    if (timed) sequence.timestamp();
+  }
+}
+
+DispatchTimer::~DispatchTimer() = default;
+
+TimingStats DispatchTimer::measure() {
+  std::optional<TimingLock> lock;
+  if (options_.exclusive) lock.emplace(device_.info());
+  if (!warmed_up_) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(options_.warmup_seconds);
+    do sequence_->run();
+    while (std::chrono::steady_clock::now() < until);
+    warmed_up_ = true;
+  }
+  sequence_->run();
+  std::vector<double> samples;
+  for (int run = 0; run < options_.runs; ++run)
+    samples.push_back(sequence_->elapsed_ns(static_cast<uint32_t>(2 * run), static_cast<uint32_t>(2 * run + 1)));
+  return summarize_samples(std::move(samples));
+}
+
+TimingStats time_dispatches(Device& device, const std::function<void(Sequence&)>& record, const TimingOptions& options) {
+  return DispatchTimer(device, record, options).measure();
+}
+
+}  // namespace kernelgen

@@ -1,0 +1,18 @@
+# Every kernelgen build step (they validate and time kernels on the GPU) is in the Ninja job pool kernelgen_gpu,
+# whose depth is 1: two steps never run, and never time each other, at once.
+file(READ "${BINARY_DIR}/CMakeFiles/rules.ninja" rules)
+if(NOT rules MATCHES "pool kernelgen_gpu\n  depth = 1\n")
+  message(FATAL_ERROR "${BINARY_DIR}/CMakeFiles/rules.ninja declares no job pool kernelgen_gpu of depth 1")
+endif()
+file(READ "${BINARY_DIR}/build.ninja" build)
+string(REGEX MATCHALL "DESC = kernelgen: checking [^\n]*\n(  [^\n]*\n)*" steps "${build}")
+list(LENGTH steps count)
+if(count EQUAL 0)
+  message(FATAL_ERROR "${BINARY_DIR}/build.ninja has no kernelgen build step")
+endif()
+foreach(step IN LISTS steps)
+  if(NOT step MATCHES "pool = kernelgen_gpu")
+    message(FATAL_ERROR "a kernelgen build step is outside the kernelgen_gpu pool:\n${step}")
+  endif()
+endforeach()
+message(STATUS "${count} kernelgen build steps, all in the kernelgen_gpu pool")
