@@ -179,3 +179,79 @@ TEST_F(BuildOp, DotenvOutsideAGitWorkTreeOrWithoutGitIsNotWarnedAbout) {
 
 }  // namespace
 }  // namespace kernelgen
+
+namespace kernelgen {
+namespace {
+
+// Correct and slow: one element per workgroup of one invocation.
+const std::string kSlowRelu = R"(#version 450
+// kernelgen: dispatch batch * 2048 1 1
+layout(local_size_x = 1) in;
+layout(push_constant) uniform Dims { uint batch; } dims;
+layout(set = 0, binding = 0, std430) readonly buffer X { float x[]; };
+layout(set = 0, binding = 1, std430) writeonly buffer Y { float y[]; };
+void main() {
+  y[gl_WorkGroupID.x] = max(x[gl_WorkGroupID.x], 0.0);
+}
+)";
+
+class OptimiseOp : public BuildOp {
+ protected:
+  // relu at a bench size the slow kernel times quickly on lavapipe, with a cassette of these replies.
+  fs::path replayed_spec(const std::vector<std::pair<std::string, std::string>>& replies) {
+    json entries = json::array();
+    for (const auto& [key, text] : replies)
+      entries.push_back({{"key", key}, {"author", "hand-written"}, {"body", test::openai_completion_body(text)}});
+    fs::create_directories(dir_.path() / "cassettes");
+    write_file_atomic(dir_.path() / "cassettes" / "relu.json",
+                      json{{"kernelgen_cassette", 1}, {"entries", entries}}.dump());
+    const fs::path spec = spec_with({{"samples", 1}, {"rounds", 1}, {"opt_rounds", 1}});
+    json text = json::parse(read_file(spec));
+    text["bench_dims"] = {{"batch", 16}};
+    write_file_atomic(spec, text.dump(2));
+    return spec;
+  }
+
+  int replay(const fs::path& spec, const std::string& flag, std::string& output) {
+    return build_op(spec, flag + " --set KERNELGEN_MODEL=replay --cassette-dir " + quoted(dir_.path() / "cassettes"),
+                    output);
+  }
+
+  json manifest() const { return json::parse(read_file(dir_.path() / "generated" / "relu" / "manifest.json")); }
+};
+
+TEST_F(OptimiseOp, WithoutACheckedInKernelItSaysToBuildFirst) {
+  const fs::path spec = replayed_spec({});
+  std::string output;
+  EXPECT_EQ(replay(spec, "--optimise", output), 1);
+  EXPECT_THAT(output, AllOf(HasSubstr("cannot optimise the checked-in kernel"), HasSubstr("Build (or regenerate) it")));
+}
+
+TEST_F(OptimiseOp, ReplacesTheCheckedInKernelOnlyWithAFasterOne) {
+  const std::string ideas = "```json\n[{\"idea\": \"256 invocations per workgroup\"}]\n```\n";
+  // The regular build checks in round 1's slow kernel (the optimisation round's kernel is wrong).
+  fs::path spec = replayed_spec({{"relu/r1/s0", test::fenced(kSlowRelu)},
+                                 {"relu/o1/p0/ideas", ideas},
+                                 {"relu/o1/p0/i0", test::fenced(test::kLeakyReluKernel)}});
+  std::string output;
+  ASSERT_EQ(replay(spec, "", output), 0) << output;
+  EXPECT_EQ(manifest()["search"]["accepted_from"], "relu/r1/s0");
+  const auto checked_in = fs::last_write_time(dir_.path() / "generated" / "relu" / "kernel.comp");
+
+  // Optimising with the same wrong answer leaves the kernel as it was.
+  ASSERT_EQ(replay(spec, "--optimise", output), 0) << output;
+  EXPECT_THAT(output, HasSubstr("no kernel beat the checked-in one"));
+  EXPECT_EQ(fs::last_write_time(dir_.path() / "generated" / "relu" / "kernel.comp"), checked_in);
+
+  // A fast answer replaces it, and the manifest says from which idea and by how much.
+  spec = replayed_spec({{"relu/o1/p0/ideas", ideas}, {"relu/o1/p0/i0", test::fenced(test::kReluKernel)}});
+  ASSERT_EQ(replay(spec, "--optimise", output), 0) << output;
+  const json m = manifest();
+  EXPECT_EQ(m["search"]["accepted_from"], "relu/o1/p0/i0");
+  EXPECT_EQ(m["search"]["idea"], "256 invocations per workgroup");
+  EXPECT_GT(m["search"]["speedup_over_first_correct"].get<double>(), 1.2);
+  EXPECT_EQ(read_file(dir_.path() / "generated" / "relu" / "kernel.comp"), test::kReluKernel);
+}
+
+}  // namespace
+}  // namespace kernelgen
