@@ -83,7 +83,8 @@ TEST(VerdictJson, ParsesBackToTheSameVerdict) {
   verdict.log = "a log\nof two lines";
   verdict.cases[1].comparison.got_at_first = std::nanf("");
   verdict.cases[1].comparison.max_rel_error = HUGE_VAL;
-  verdict.timing = Timing{"llvmpipe", 5, "", 1500.5, 1200, -HUGE_VAL, 0.25};
+  verdict.timing = Timing{.device = "llvmpipe", .runs = 5, .dims = "", .median_ns = 1500.5, .min_ns = 1200,
+      .gbytes_per_second = -HUGE_VAL, .gflops = 0.25};
 
   const Verdict back = nlohmann::json::parse(nlohmann::json(verdict).dump()).get<Verdict>();
   EXPECT_EQ(nlohmann::json(back).dump(), nlohmann::json(verdict).dump());
@@ -153,7 +154,8 @@ TEST(Describe, AKindThatFailedAtEverySizeItRanGetsNoSummaryLine) {
 
 TEST(Describe, TimingNamesTheDimsItRanAt) {
   Verdict verdict;
-  verdict.timing = Timing{"llvmpipe", 5, "rows=32768", 1500, 1200, 2.5, 1.5};
+  verdict.timing = Timing{.device = "llvmpipe", .runs = 5, .dims = "rows=32768", .median_ns = 1500, .min_ns = 1200,
+      .gbytes_per_second = 2.5, .gflops = 1.5};
   EXPECT_THAT(describe(verdict),
               HasSubstr("GPU time: median 1.5 us, 2.5 GB/s, 1.5 GFLOP/s on llvmpipe at rows=32768\n"));
   verdict.timing->dims = "";
@@ -162,7 +164,8 @@ TEST(Describe, TimingNamesTheDimsItRanAt) {
 
 TEST(VerdictJson, CaseAndTimingDimsRoundTrip) {
   Verdict verdict = sized_verdict();
-  verdict.timing = Timing{"llvmpipe", 5, "rows=32768 cols=4096", 1500, 1200, 2.5, 1.25};
+  verdict.timing = Timing{.device = "llvmpipe", .runs = 5, .dims = "rows=32768 cols=4096", .median_ns = 1500, .min_ns = 1200,
+      .gbytes_per_second = 2.5, .gflops = 1.25};
   const nlohmann::json json = verdict;
   EXPECT_EQ(json.at("cases")[2].at("dims"), "rows=7");
   EXPECT_EQ(json.at("timing").at("dims"), "rows=32768 cols=4096");
@@ -176,7 +179,8 @@ TEST(VerdictJson, CaseAndTimingDimsRoundTrip) {
 
 TEST(VerdictJson, JsonWrittenBeforeDimsStillParses) {
   nlohmann::json json = failing_verdict();
-  json["timing"] = Timing{"llvmpipe", 5, "rows=1", 1500.5, 1200, 1, 0.25};
+  json["timing"] = Timing{.device = "llvmpipe", .runs = 5, .dims = "rows=1", .median_ns = 1500.5, .min_ns = 1200,
+      .gbytes_per_second = 1, .gflops = 0.25};
   for (auto& c : json.at("cases")) c.erase("dims");
   json.at("timing").erase("dims");
   const Verdict back = json.get<Verdict>();

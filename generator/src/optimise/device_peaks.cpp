@@ -117,8 +117,13 @@ std::optional<DevicePeaks> cached_device_peaks(const std::filesystem::path& cach
         cache = nlohmann::json::object();  // a damaged cache is measured again
       }
     }
-    if (cache.contains(key) && cache[key].is_object() && cache[key].value("gbytes_per_second", 0.0) > 0)
-      return DevicePeaks{key, cache[key].value("gbytes_per_second", 0.0), cache[key].value("gflops", 0.0)};
+    // A field that is not a number reads as 0, so a damaged entry is measured again like a damaged file
+    // (json::value would throw for it, and the peaks would be left out instead).
+    const auto number = [](const nlohmann::json& entry, const char* field) {
+      return entry.contains(field) && entry[field].is_number() ? entry[field].get<double>() : 0.0;
+    };
+    if (cache.contains(key) && cache[key].is_object() && number(cache[key], "gbytes_per_second") > 0)
+      return DevicePeaks{key, number(cache[key], "gbytes_per_second"), number(cache[key], "gflops")};
     std::fprintf(stderr, "kernelgen: measuring the peaks of %s (once per device and driver)\n", info.name.c_str());
     Device device;
     const DevicePeaks peaks = measure_device_peaks(device);

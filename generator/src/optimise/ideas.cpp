@@ -38,6 +38,7 @@ IdeaList parse_ideas(const std::string& completion) {
     else if (item.is_object() && item.contains("idea") && item["idea"].is_string()) text = item["idea"].get<std::string>();
     if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
       list.error = "idea " + std::to_string(i) + " is neither a non-empty string nor an object with an \"idea\" string";
+      list.ideas.clear();
       return list;
     }
     list.ideas.push_back(std::move(text));
