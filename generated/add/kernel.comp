@@ -1,5 +1,6 @@
 #version 450
-// Four floats per invocation as vec4 loads and stores: a row is 256 vec4s, one workgroup.
+// Coalesced vec4s: invocation i adds the i-th vec4 (floats 4i .. 4i+3). Neighbouring invocations touch
+// neighbouring 16-byte vec4s, so every load and store of a workgroup is one contiguous 4 KiB row.
 // kernelgen: dispatch rows 1 1
 layout(local_size_x = 256) in;
 layout(push_constant) uniform Dims { uint rows; } dims;
