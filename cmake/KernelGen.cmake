@@ -650,18 +650,20 @@ function(kernelgen_add_op name)
     COMMENT "kernelgen: checking ${name}'s kernel in ${generated_dir}"
     JOB_POOL kernelgen_gpu
     VERBATIM)
-  add_custom_target(kernelgen_regenerate_${name}
-    COMMAND kernelgen_tool build-op --spec "${dir}/spec.json" --out "${kernel_data}" --regenerate ${tool_settings}
-    DEPENDS kernelgen_tool
-    COMMENT "kernelgen: regenerating ${name}'s kernel"
-    USES_TERMINAL VERBATIM)
-  add_dependencies(kernelgen_regenerate kernelgen_regenerate_${name})
-  add_custom_target(kernelgen_optimise_${name}
-    COMMAND kernelgen_tool build-op --spec "${dir}/spec.json" --out "${kernel_data}" --optimise ${tool_settings}
-    DEPENDS kernelgen_tool
-    COMMENT "kernelgen: optimising ${name}'s checked-in kernel"
-    USES_TERMINAL VERBATIM)
-  add_dependencies(kernelgen_optimise kernelgen_optimise_${name})
+  # On request: search again (regenerate), or optimise the checked-in kernel; each also under a target for all ops.
+  foreach(request regenerate optimise)
+    if(request STREQUAL "regenerate")
+      set(what "regenerating ${name}'s kernel")
+    else()
+      set(what "optimising ${name}'s checked-in kernel")
+    endif()
+    add_custom_target(kernelgen_${request}_${name}
+      COMMAND kernelgen_tool build-op --spec "${dir}/spec.json" --out "${kernel_data}" --${request} ${tool_settings}
+      DEPENDS kernelgen_tool
+      COMMENT "kernelgen: ${what}"
+      USES_TERMINAL VERBATIM)
+    add_dependencies(kernelgen_${request} kernelgen_${request}_${name})
+  endforeach()
 
   add_library(kernelgen_reference_${name} OBJECT "${reference}")
   target_link_libraries(kernelgen_reference_${name} PUBLIC kernelgen::reference)

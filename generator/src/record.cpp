@@ -38,6 +38,22 @@ std::string utc_timestamp() {
   return full;
 }
 
+namespace {
+
+json prompt_json(const llm::Prompt& prompt) {
+  return {{"system", prompt.system}, {"user", prompt.user}, {"template_version", prompt.template_version}};
+}
+
+json usage_json(const llm::Usage& usage) {
+  return {{"prompt_tokens", usage.prompt_tokens},
+          {"completion_tokens", usage.completion_tokens},
+          {"reasoning_tokens", usage.reasoning_tokens}};
+}
+
+json cost_json(const std::optional<double>& cost) { return cost ? json(*cost) : json("unknown"); }
+
+}  // namespace
+
 std::string CandidateRecord::file_name() const {
   const std::string candidate = content_hash(uuid + glsl + completion.text).substr(0, 8);
   return std::string(correct() ? "c_" : "r_") + spec_slug(spec) + "_h" + spec_hash.substr(0, 8) + "_" + candidate +
@@ -64,19 +80,15 @@ json to_json(const CandidateRecord& r) {
           {"optimisation_round", r.optimisation_round},
           {"speedup_over_first_correct", optional(r.speedup_over_first_correct)},
           {"speedup_over_parent", optional(r.speedup_over_parent)},
-          {"prompt",
-           {{"system", r.prompt.system}, {"user", r.prompt.user}, {"template_version", r.prompt.template_version}}},
+          {"prompt", prompt_json(r.prompt)},
           {"completion",
            {{"text", r.completion.text},
             {"finish_reason", r.completion.finish_reason},
             {"model", r.completion.model},
             {"attempts", r.completion.attempts},
             {"raw", r.completion.raw}}},
-          {"usage",
-           {{"prompt_tokens", r.completion.usage.prompt_tokens},
-            {"completion_tokens", r.completion.usage.completion_tokens},
-            {"reasoning_tokens", r.completion.usage.reasoning_tokens}}},
-          {"cost_usd", r.cost_usd ? json(*r.cost_usd) : json("unknown")},
+          {"usage", usage_json(r.completion.usage)},
+          {"cost_usd", cost_json(r.cost_usd)},
           {"llm_seconds", r.llm_seconds},
           {"glsl", r.glsl},
           {"spirv_hash", r.spirv_hash},
@@ -100,14 +112,10 @@ json to_json(const IdeasRecord& r) {
           {"optimisation_round", r.optimisation_round},
           {"origin", r.origin},
           {"parent", r.parent},
-          {"prompt",
-           {{"system", r.prompt.system}, {"user", r.prompt.user}, {"template_version", r.prompt.template_version}}},
+          {"prompt", prompt_json(r.prompt)},
           {"completion", {{"text", r.completion.text}, {"finish_reason", r.completion.finish_reason}}},
-          {"usage",
-           {{"prompt_tokens", r.completion.usage.prompt_tokens},
-            {"completion_tokens", r.completion.usage.completion_tokens},
-            {"reasoning_tokens", r.completion.usage.reasoning_tokens}}},
-          {"cost_usd", r.cost_usd ? json(*r.cost_usd) : json("unknown")},
+          {"usage", usage_json(r.completion.usage)},
+          {"cost_usd", cost_json(r.cost_usd)},
           {"llm_seconds", r.llm_seconds},
           {"ideas", r.ideas},
           {"error", r.error.empty() ? json() : json(r.error)}};
