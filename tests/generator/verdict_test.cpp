@@ -11,6 +11,7 @@ namespace kernelgen {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr Status kAll[] = {Status::PASSED,           Status::COMPILE_ERROR, Status::INTERFACE_MISMATCH,
                            Status::RUNTIME_ERROR,    Status::TIMEOUT,       Status::INCORRECT_NUMERICAL,
@@ -160,6 +161,16 @@ TEST(Describe, TimingNamesTheDimsItRanAt) {
               HasSubstr("GPU time: median 1.5 us, 2.5 GB/s, 1.5 GFLOP/s on llvmpipe at rows=32768\n"));
   verdict.timing->dims = "";
   EXPECT_THAT(describe(verdict), HasSubstr("on llvmpipe\n"));
+  EXPECT_THAT(describe(verdict), Not(HasSubstr("spread")));  // a timing from before the quartiles were kept
+}
+
+TEST(Describe, TimingGivesItsSpreadAndFractionOfPeak) {
+  Verdict verdict;
+  verdict.timing = Timing{.device = "llvmpipe", .runs = 31, .median_ns = 1500, .min_ns = 1200, .p25_ns = 1400,
+      .p75_ns = 1650, .gbytes_per_second = 2.5, .gflops = 1.5, .fraction_of_peak = 0.125};
+  EXPECT_THAT(describe(verdict), HasSubstr("  spread (interquartile) 0.25 us over 31 runs, 12.5% of the device's peak\n"));
+  verdict.timing->fraction_of_peak.reset();
+  EXPECT_THAT(describe(verdict), HasSubstr("  spread (interquartile) 0.25 us over 31 runs\n"));
 }
 
 TEST(VerdictJson, CaseAndTimingDimsRoundTrip) {

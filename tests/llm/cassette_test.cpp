@@ -154,7 +154,7 @@ TEST(Cassette, MalformedCassetteIsAnErrorNamingTheFile) {
 }
 
 TEST(Cassette, ShippedCassettesAreHandWrittenAndReplay) {
-  for (const char* op : {"relu", "add", "matmul"}) {
+  for (const char* op : {"relu", "add", "matmul", "gelu", "sigmoid", "silu", "mul", "bias_add"}) {
     const std::filesystem::path path =
         std::filesystem::path(KERNELGEN_TEST_CASSETTES_DIR) / (std::string(op) + ".json");
     const json cassette = json::parse(read_file(path));

@@ -97,6 +97,13 @@ std::string describe(const Verdict& verdict) {
     text += format("  GPU time: median %.1f us", verdict.timing->median_ns / 1e3, 0) +
             format(", %.1f GB/s, %.1f GFLOP/s", verdict.timing->gbytes_per_second, verdict.timing->gflops) + " on " +
             verdict.timing->device + (verdict.timing->dims.empty() ? "" : " at " + verdict.timing->dims) + "\n";
+  if (verdict.timing && verdict.timing->p75_ns > 0) {
+    text += format("  spread (interquartile) %.2f us over %.0f runs", verdict.timing->stats().spread_ns() / 1e3,
+                   verdict.timing->runs);
+    if (verdict.timing->fraction_of_peak)
+      text += format(", %.1f%% of the device's peak", 100 * *verdict.timing->fraction_of_peak, 0);
+    text += "\n";
+  }
   if (!verdict.timing_error.empty()) text += "  not timed: " + verdict.timing_error + "\n";
   if (verdict.devices.size() > 1) {
     text += "  passed on";
