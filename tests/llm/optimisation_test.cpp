@@ -64,7 +64,7 @@ class Optimisation : public ::testing::Test {
     config_.log_dir = log_.path() / "log";
     std::filesystem::create_directories(config_.log_dir);
     config_.base_seed = base_seed_from_environment();
-    config_.timing_runs = 9;
+    config_.timing_runs = 15;
     config_.isolation.tool = KERNELGEN_TEST_TOOL;
     config_.peaks = DevicePeaks{"test", 1.0, 1.0};
   }
