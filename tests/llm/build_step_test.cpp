@@ -197,7 +197,7 @@ void main() {
 
 class OptimiseOp : public BuildOp {
  protected:
-  // relu at a bench size the slow kernel times quickly on lavapipe, with a cassette of these replies.
+  // relu at a bench size lavapipe times quickly and steadily, with a cassette of these replies.
   fs::path replayed_spec(const std::vector<std::pair<std::string, std::string>>& replies) {
     json entries = json::array();
     for (const auto& [key, text] : replies)
@@ -207,7 +207,7 @@ class OptimiseOp : public BuildOp {
                       json{{"kernelgen_cassette", 1}, {"entries", entries}}.dump());
     const fs::path spec = spec_with({{"samples", 1}, {"rounds", 1}, {"opt_rounds", 1}});
     json text = json::parse(read_file(spec));
-    text["bench_dims"] = {{"batch", 16}};
+    text["bench_dims"] = {{"batch", 64}};
     write_file_atomic(spec, text.dump(2));
     return spec;
   }
