@@ -186,7 +186,7 @@ std::map<std::string, std::string> read_dotenv(const std::filesystem::path& dote
 
 // The search settings of the op and of the build; on a problem it says what and returns the exit code.
 int configure_search(const BuildStepOptions& options, const OpSpec& spec, const llm::SettingSources& sources,
-                     bool has_declared, SearchConfig& config) {
+                     const DeviceInfo& device, bool has_declared, SearchConfig& config) {
   try {
     config.provider = provider_for(spec, options, sources, config.client);
   } catch (const std::exception& error) {
@@ -226,10 +226,9 @@ int configure_search(const BuildStepOptions& options, const OpSpec& spec, const 
   config.stress_runs = stress_runs_from_environment();
   config.isolation.timeout_s = validation_timeout(sources.get("KERNELGEN_VALIDATION_TIMEOUT_S"));
   // This process never runs a candidate: each is validated in a child process on a device of its own.
-  const DeviceInfo device = Device::describe_selected();
   config.isolation.devices = validation_devices(sources.get("KERNELGEN_VALIDATION_DEVICES"), Device::list(), device);
   // The probe kernels are kernelgen's own: they run here, once per device and driver.
-  if (!options.log_dir.empty()) config.peaks = cached_device_peaks(options.log_dir / "device_peaks.json");
+  if (!options.log_dir.empty()) config.peaks = cached_device_peaks(device, options.log_dir / "device_peaks.json");
   config.on_progress = [](const SearchProgress& progress) {
     std::fprintf(stderr, "kernelgen: %s\n", describe_progress(progress).c_str());
   };
@@ -239,13 +238,12 @@ int configure_search(const BuildStepOptions& options, const OpSpec& spec, const 
 // Runs the search, checks the best kernel in unless `keep` is the best (the checked-in one, in an
 // optimisation), and says what it did. Returns the exit code; `kernel` receives what to emit.
 int search_and_check_in(const BuildStepOptions& options, const OpSpec& spec, const std::string& reference_text,
-                        const std::string& hash, const std::vector<Candidate>& declared, const SearchConfig& config,
-                        std::optional<GeneratedKernel>& kernel) {
+                        const std::string& hash, const DeviceInfo& device, const std::vector<Candidate>& declared,
+                        const SearchConfig& config, std::optional<GeneratedKernel>& kernel) {
   // What killed runs left half-written stays hidden; clear it before adding more.
   for (const auto& directory : {options.log_dir, std::filesystem::path(spec.generated_dir).parent_path()})
     if (!directory.empty()) remove_abandoned_siblings(directory);
-  const SearchOutcome outcome =
-      run_search(Device::describe_selected(), spec, reference_text, hash, declared, config);
+  const SearchOutcome outcome = run_search(device, spec, reference_text, hash, declared, config);
   if (!outcome.best) {
     std::fprintf(stderr, "kernelgen: op '%s': no candidate passed validation (%s); %s is unchanged.\n%s",
                  spec.name.c_str(), outcome.stop_reason.c_str(), spec.generated_dir.c_str(),
@@ -313,8 +311,11 @@ int run_build_step(const BuildStepOptions& options) {
     std::fprintf(stderr, "kernelgen: op '%s': %s\n", spec.name.c_str(), why.c_str());
     if (!options.dotenv.empty() && std::filesystem::exists(options.dotenv))
       sources.dotenv = read_dotenv(options.dotenv);
+    // Described once: for the validation devices, the peaks and the prompt.
+    const DeviceInfo device = Device::describe_selected();
     SearchConfig config;
-    if (const int failed = configure_search(options, spec, sources, !declared.empty() || options.optimise, config))
+    if (const int failed =
+            configure_search(options, spec, sources, device, !declared.empty() || options.optimise, config))
       return failed;
     if (options.optimise) {
       // The checked-in kernel is the one candidate before the optimisation rounds.
@@ -329,7 +330,7 @@ int run_build_step(const BuildStepOptions& options) {
       }
       kernel = std::move(check.kernel);
     }
-    if (const int failed = search_and_check_in(options, spec, reference_text, hash, declared, config, kernel))
+    if (const int failed = search_and_check_in(options, spec, reference_text, hash, device, declared, config, kernel))
       return failed;
   }
   write_file_atomic(options.output, emit_kernel_data(spec, *kernel));

@@ -94,10 +94,10 @@ class PeaksCache : public ::testing::Test {
   test::ScratchDir dir;
   const fs::path cache = dir.path() / "peaks.json";
 
-  // cached_device_peaks(path), and whether it said it was measuring.
+  // cached_device_peaks(Device::describe_selected(), path), and whether it said it was measuring.
   std::optional<DevicePeaks> read(const fs::path& path, bool& measured) {
     ::testing::internal::CaptureStderr();
-    std::optional<DevicePeaks> peaks = cached_device_peaks(path);
+    std::optional<DevicePeaks> peaks = cached_device_peaks(Device::describe_selected(), path);
     const std::string said = ::testing::internal::GetCapturedStderr();
     measured = said.find("measuring the peaks") != std::string::npos;
     EXPECT_THAT(said, Not(HasSubstr("could not be measured"))) << said;

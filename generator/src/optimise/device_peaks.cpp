@@ -104,9 +104,8 @@ DevicePeaks measure_device_peaks(Device& device) {
   return peaks;
 }
 
-std::optional<DevicePeaks> cached_device_peaks(const std::filesystem::path& cache_file) {
+std::optional<DevicePeaks> cached_device_peaks(const DeviceInfo& info, const std::filesystem::path& cache_file) {
   try {
-    const DeviceInfo info = Device::describe_selected();
     const std::string key = peaks_key(info);
     nlohmann::json cache = nlohmann::json::object();
     if (std::filesystem::exists(cache_file)) {
@@ -125,7 +124,7 @@ std::optional<DevicePeaks> cached_device_peaks(const std::filesystem::path& cach
     if (cache.contains(key) && cache[key].is_object() && number(cache[key], "gbytes_per_second") > 0)
       return DevicePeaks{key, number(cache[key], "gbytes_per_second"), number(cache[key], "gflops")};
     std::fprintf(stderr, "kernelgen: measuring the peaks of %s (once per device and driver)\n", info.name.c_str());
-    Device device;
+    Device device(DeviceOptions{.selector = std::to_string(info.index)});
     const DevicePeaks peaks = measure_device_peaks(device);
     cache[key] = {{"gbytes_per_second", peaks.gbytes_per_second}, {"gflops", peaks.gflops}};
     std::filesystem::create_directories(cache_file.parent_path());

@@ -26,9 +26,9 @@ std::string peaks_key(const DeviceInfo& device);
 // GPU).
 DevicePeaks measure_device_peaks(Device& device);
 
-// The peaks of the selected device (KERNELGEN_DEVICE) from `cache_file`, a JSON object keyed by peaks_key;
-// measured and added to the file when missing. nullopt, with a warning on stderr, when they cannot be measured:
-// reports then leave % of peak out.
-std::optional<DevicePeaks> cached_device_peaks(const std::filesystem::path& cache_file);
+// The peaks of `device` from `cache_file`, a JSON object keyed by peaks_key; measured (on that device) and added
+// to the file when missing. nullopt, with a warning on stderr, when they cannot be measured: reports then leave
+// % of peak out.
+std::optional<DevicePeaks> cached_device_peaks(const DeviceInfo& device, const std::filesystem::path& cache_file);
 
 }  // namespace kernelgen
