@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <deque>
 #include <future>
+#include <iterator>
 
 #include "kernelgen/device.hpp"
 #include "kernelgen/extract.hpp"
@@ -148,7 +149,10 @@ class Search {
 
   // Rounds of brainstorm + implement calls from the `beam` fastest correct kernels. Returns why they stopped.
   std::string optimisation_rounds() {
-    std::vector<CandidateRecord> parents = fastest(correct_, config_.beam);
+    std::vector<CandidateRecord> correct;
+    std::copy_if(round_records_.begin(), round_records_.end(), std::back_inserter(correct),
+                 [](const CandidateRecord& r) { return r.correct(); });
+    std::vector<CandidateRecord> parents = fastest(std::move(correct), config_.beam);
     int rounds_without_speedup = 0;
     for (int round = 1; round <= config_.opt_rounds; ++round) {
       if (auto spent = budget_spent()) return *spent;
@@ -332,7 +336,6 @@ class Search {
     ++outcome_.candidates;
     if (record.correct()) {
       ++progress_.accepted;
-      correct_.push_back(record);
       if (!outcome_.best || replaces(record, *outcome_.best)) {
         outcome_.best = record;
         outcome_.best_binary = binary;
@@ -413,8 +416,8 @@ class Search {
   const SearchConfig& config_;
   SearchProgress progress_;
   SearchOutcome outcome_;
-  std::deque<CandidateRecord> round_records_;  // a deque: evaluate() hands out references to its records
-  std::vector<CandidateRecord> correct_;
+  // Every candidate so far; a deque: evaluate() hands out references to its records.
+  std::deque<CandidateRecord> round_records_;
   std::vector<TriedIdea> tried_;
   std::string feedback_parent_;
 };
