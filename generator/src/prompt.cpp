@@ -37,10 +37,10 @@ std::string list_text(const std::vector<int64_t>& values) {
   return text;
 }
 
-std::string dims_section(const OpSpec& spec) {
+std::string dims_section(const OpSpec& spec, const DeviceInfo& device) {
   if (spec.dims.empty()) return "";
   std::string text = "\n## Symbolic dims (they vary from call to call)\n";
-  const DimValues bench = spec.bench_dims();
+  const DimValues bench = spec.bench_dims(is_cpu_device(device));
   for (size_t d = 0; d < spec.dims.size(); ++d)
     text += "- " + spec.dims[d].name + ": validated at " + list_text(spec.dims[d].sizes) +
             ", 1 and a size that is not a multiple of your workgroup size; timed at " + std::to_string(bench[d]) + "\n";
@@ -154,7 +154,7 @@ std::string fill_op_template(std::string text, const OpSpec& spec, const std::st
   }
   replace_all(text, "{{op}}", spec.name);
   replace_all(text, "{{tensors}}", tensors);
-  replace_all(text, "{{dims}}", dims_section(spec));
+  replace_all(text, "{{dims}}", dims_section(spec, device));
   replace_all(text, "{{params}}", params);
   replace_all(text, "{{shape_rules}}", shape_rules(spec));
   replace_all(text, "{{dtype_rules}}", dtype_rules(spec, device));

@@ -422,6 +422,32 @@ TEST(OpSpecDims, BenchDimsAreBenchDimsElseTheLargestOfEachDims) {
   EXPECT_TRUE(parse_op_spec(relu_json()).bench_dims().empty());
 }
 
+// A CPU device (lavapipe) times at CPU_BENCH_DIMS where a dim declares one, and at the GPU's size elsewhere.
+TEST(OpSpecDims, CpuBenchDimsReplaceBenchDimsOnlyOnACpuDevice) {
+  json with = gather_json();
+  with["cpu_bench_dims"] = {{"rows", 64}, {"vocab", 10}};
+  const OpSpec spec = parse_op_spec(with);
+  EXPECT_EQ(spec.bench_dims(true), (DimValues{64, 16, 10}));
+  EXPECT_EQ(spec.bench_dims(false), (DimValues{4096, 16, 1000}));
+  EXPECT_EQ(parse_op_spec(gather_json()).bench_dims(true), (DimValues{4096, 16, 1000})) << "none declared";
+  EXPECT_EQ(to_json(spec).at("cpu_bench_dims"), with["cpu_bench_dims"]);
+  EXPECT_EQ(spec_hash(spec, "ref", "v2"), spec_hash(parse_op_spec(gather_json()), "ref", "v2"))
+      << "where an op is timed does not decide what a correct kernel is";
+}
+
+TEST(OpSpecDims, CpuBenchDimsMustNameAListedDimWithAPositiveSize) {
+  json unknown = gather_json();
+  unknown["cpu_bench_dims"] = {{"depth", 4}};
+  EXPECT_THAT([&] { parse_op_spec(unknown); },
+              ::testing::ThrowsMessage<std::invalid_argument>(::testing::HasSubstr("CPU_BENCH_DIMS: 'depth' is not a dim")));
+  json zero = gather_json();
+  zero["cpu_bench_dims"] = {{"rows", 0}};
+  EXPECT_THROW(parse_op_spec(zero), std::invalid_argument);
+  json not_object = gather_json();
+  not_object["cpu_bench_dims"] = json::array({64});
+  EXPECT_THROW(parse_op_spec(not_object), std::invalid_argument);
+}
+
 TEST(OpSpecDims, ShapesElementsAndBytesFollowTheDims) {
   const OpSpec spec = parse_op_spec(gather_json());
   const DimValues dims{7, 5, 3};

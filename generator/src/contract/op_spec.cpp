@@ -87,10 +87,12 @@ double OpSpec::bytes_at(std::span<const int64_t> values) const {
   return total;
 }
 
-DimValues OpSpec::bench_dims() const {
+DimValues OpSpec::bench_dims(bool cpu_device) const {
   DimValues values;
-  for (const DimSpec& dim : dims)
-    values.push_back(dim.bench > 0 ? dim.bench : *std::max_element(dim.sizes.begin(), dim.sizes.end()));
+  for (const DimSpec& dim : dims) {
+    if (cpu_device && dim.cpu_bench > 0) values.push_back(dim.cpu_bench);
+    else values.push_back(dim.bench > 0 ? dim.bench : *std::max_element(dim.sizes.begin(), dim.sizes.end()));
+  }
   return values;
 }
 
@@ -208,8 +210,11 @@ void resolve_dims(OpSpec& spec, const json& in) {
 
   const json sizes = in.value("dims", json::object());
   const json bench = in.value("bench_dims", json::object());
-  for (const auto* object : {&sizes, &bench})
-    if (!object->is_object()) reject(op, object == &sizes ? "dims" : "bench_dims", "must be an object of dim: sizes");
+  const json cpu_bench = in.value("cpu_bench_dims", json::object());
+  for (const auto* object : {&sizes, &bench, &cpu_bench})
+    if (!object->is_object())
+      reject(op, object == &sizes ? "dims" : object == &bench ? "bench_dims" : "cpu_bench_dims",
+             "must be an object of dim: sizes");
   for (const auto& item : sizes.items()) {
     const std::string& name = item.key();
     const json& list = item.value();
@@ -219,6 +224,9 @@ void resolve_dims(OpSpec& spec, const json& in) {
   }
   for (const auto& item : bench.items())
     if (!sizes.contains(item.key())) reject(op, "BENCH_DIMS", "'" + item.key() + "' is not a dim listed in DIMS");
+  for (const auto& item : cpu_bench.items())
+    if (!sizes.contains(item.key()))
+      reject(op, "CPU_BENCH_DIMS", "'" + item.key() + "' is not a dim listed in DIMS");
   for (DimSpec& dim : spec.dims) {
     if (!sizes.contains(dim.name))
       reject(op, "DIMS", "dim '" + dim.name + "' is used in a shape but has no sizes; add e.g. DIMS " + dim.name +
@@ -229,6 +237,8 @@ void resolve_dims(OpSpec& spec, const json& in) {
         reject(op, "DIMS " + dim.name, "size " + size.dump() + " is listed twice");
     }
     if (bench.contains(dim.name)) dim.bench = positive_size(bench.at(dim.name), op, "BENCH_DIMS " + dim.name);
+    if (cpu_bench.contains(dim.name))
+      dim.cpu_bench = positive_size(cpu_bench.at(dim.name), op, "CPU_BENCH_DIMS " + dim.name);
   }
 }
 
@@ -236,7 +246,7 @@ void resolve_dims(OpSpec& spec, const json& in) {
 void check_sizes(const OpSpec& spec) {
   DimValues largest;
   for (const DimSpec& dim : spec.dims)
-    largest.push_back(std::max(dim.bench, *std::max_element(dim.sizes.begin(), dim.sizes.end())));
+    largest.push_back(std::max({dim.bench, dim.cpu_bench, *std::max_element(dim.sizes.begin(), dim.sizes.end())}));
   const auto tensors = spec.tensors();
   for (size_t t = 0; t < tensors.size(); ++t) {
     const TensorSpec& tensor = tensors[t];
@@ -248,7 +258,7 @@ void check_sizes(const OpSpec& spec) {
       const int64_t size = extent.symbolic() ? largest[static_cast<size_t>(extent.dim_index)] : extent.size;
       // Checked before multiplying: an extent near 2^32 would overflow the product.
       if (size > kMaxElements / elements)
-        reject(spec.name, where, "more than 2^31 elements at the largest DIMS/BENCH_DIMS");
+        reject(spec.name, where, "more than 2^31 elements at the largest DIMS/BENCH_DIMS/CPU_BENCH_DIMS");
       elements *= size;
     }
   }
@@ -369,12 +379,17 @@ json tensors_json(const std::vector<TensorSpec>& tensors) {
   return list;
 }
 
-json dims_json(const OpSpec& spec, bool bench) {
+// DIMS as lists, or one of the bench sizes (a member pointer: &DimSpec::bench) where declared.
+json dims_json(const OpSpec& spec) {
   json object = json::object();
-  for (const DimSpec& dim : spec.dims) {
-    if (!bench) object[dim.name] = dim.sizes;
-    else if (dim.bench > 0) object[dim.name] = dim.bench;
-  }
+  for (const DimSpec& dim : spec.dims) object[dim.name] = dim.sizes;
+  return object;
+}
+
+json bench_json(const OpSpec& spec, int64_t DimSpec::*size) {
+  json object = json::object();
+  for (const DimSpec& dim : spec.dims)
+    if (dim.*size > 0) object[dim.name] = dim.*size;
   return object;
 }
 
@@ -389,8 +404,9 @@ json to_json(const OpSpec& spec) {
               {"reference", spec.reference_path},
               {"inputs", tensors_json(spec.inputs)},
               {"outputs", tensors_json(spec.outputs)},
-              {"dims", dims_json(spec, false)},
-              {"bench_dims", dims_json(spec, true)},
+              {"dims", dims_json(spec)},
+              {"bench_dims", bench_json(spec, &DimSpec::bench)},
+              {"cpu_bench_dims", bench_json(spec, &DimSpec::cpu_bench)},
               {"params", spec.params},
               {"flops", spec.flops},
               {"bytes", spec.bytes},
@@ -420,7 +436,7 @@ std::string spec_hash(const OpSpec& spec, const std::string& reference_text, con
     meaning["prompt"] = kContract1PromptVersion;
   } else {
     meaning["tolerance"] = spec.tolerance ? tolerance_json(*spec.tolerance) : json();
-    meaning["dims"] = dims_json(spec, false);
+    meaning["dims"] = dims_json(spec);
     meaning["prompt"] = prompt_version;
   }
   return content_hash(meaning.dump());

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "kernelgen/device.hpp"
 #include "kernelgen/hash.hpp"
 #include "kernelgen/prompt.hpp"
 #include "embedded_text.hpp"
@@ -17,8 +18,8 @@ std::string format(const char* pattern, double value) {
   return text;
 }
 
-std::string roofline_text(const OpSpec& spec, const std::optional<DevicePeaks>& peaks) {
-  const DimValues dims = spec.bench_dims();
+std::string roofline_text(const OpSpec& spec, const DeviceInfo& device, const std::optional<DevicePeaks>& peaks) {
+  const DimValues dims = spec.bench_dims(is_cpu_device(device));
   const double bytes = spec.bytes_at(dims), flops = spec.flops_at(dims);
   std::string text = "At the timed size the op moves " + format("%.3g", bytes / 1e6) + " MB";
   text += flops > 0 ? " and does " + format("%.3g", flops / 1e6) + " MFLOP (" + format("%.3g", flops / bytes) +
@@ -67,7 +68,7 @@ llm::Prompt build_brainstorm_prompt(const OpSpec& spec, const std::string& refer
                                     const std::optional<DevicePeaks>& peaks, const std::string& kernel,
                                     const Timing& timing, const std::vector<TriedIdea>& tried, int count) {
   const std::string user = fill_op_template(kBrainstormTemplate, spec, reference_text, device,
-                                            {{"{{roofline}}", roofline_text(spec, peaks)},
+                                            {{"{{roofline}}", roofline_text(spec, device, peaks)},
                                              {"{{performance}}", "On this device: " + performance_text(timing) + "."},
                                              {"{{tried}}", tried_text(tried)},
                                              {"{{count}}", std::to_string(count)},

@@ -668,7 +668,7 @@ Timing time_kernel(Device& device, const OpSpec& spec, const KernelBinary& binar
     return time_kernel(plain, spec, binary, runs);
   }
   const auto tensors = spec.tensors();
-  const DimValues dims = spec.bench_dims();
+  const DimValues dims = spec.bench_dims(is_cpu_device(device.info()));
   Kernel kernel(device, binary.spirv, static_cast<uint32_t>(tensors.size()), static_cast<uint32_t>(dims.size()));
   const TestCase inputs = make_case(spec, "uniform", 1, dims);
   std::vector<Buffer> buffers;

@@ -100,6 +100,9 @@ struct DeviceInfo {
   DeviceFeatures features;
 };
 
+// A CPU implementation of Vulkan (lavapipe): ops are timed there at CPU_BENCH_DIMS, not at a GPU's BENCH_DIMS.
+inline bool is_cpu_device(const DeviceInfo& device) { return device.type == "cpu"; }
+
 // Whether a selector names this device: its index ("1"), or a case-insensitive part of its name ("llvmpipe").
 bool matches_selector(const DeviceInfo& device, const std::string& selector);
 

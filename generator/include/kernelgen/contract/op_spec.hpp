@@ -39,11 +39,13 @@ struct TensorSpec {
   int64_t bytes(std::span<const int64_t> dims = {}) const;
 };
 
-// A symbolic dim: its name, the sizes validated (DIMS) and the size benchmarked and timed (BENCH_DIMS).
+// A symbolic dim: its name, the sizes validated (DIMS), the size benchmarked and timed on a GPU (BENCH_DIMS)
+// and on a CPU device such as lavapipe (CPU_BENCH_DIMS), where a real model's size would take minutes a run.
 struct DimSpec {
   std::string name;
   std::vector<int64_t> sizes;
   int64_t bench = 0;
+  int64_t cpu_bench = 0;
 };
 
 struct Tolerance {
@@ -85,8 +87,9 @@ struct OpSpec {
   // FLOPS and bytes moved at these dims (0 FLOPS when not declared).
   double flops_at(std::span<const int64_t> dims = {}) const;
   double bytes_at(std::span<const int64_t> dims = {}) const;
-  // The dims benchmarked and timed: BENCH_DIMS, else the largest of each DIMS.
-  DimValues bench_dims() const;
+  // The dims benchmarked and timed: BENCH_DIMS, else the largest of each DIMS. On a CPU device, CPU_BENCH_DIMS
+  // where declared.
+  DimValues bench_dims(bool cpu_device = false) const;
 };
 
 // Parses and checks a spec; throws std::invalid_argument naming the field and what is wrong.

@@ -1,0 +1,11 @@
+#version 450
+// Really x * sigmoid(1.702 x), the sigmoid approximation of GELU, with silu's interface (rows of 1024 floats).
+// kernelgen: dispatch rows 1 1
+layout(local_size_x = 256) in;
+layout(push_constant) uniform Dims { uint rows; } dims;
+layout(set = 0, binding = 0, std430) readonly buffer X { vec4 x[]; };
+layout(set = 0, binding = 1, std430) writeonly buffer Y { vec4 y[]; };
+void main() {
+  uint i = gl_GlobalInvocationID.x;
+  if (i < dims.rows * 256u) y[i] = x[i] / (1.0 + exp(-1.702 * x[i]));
+}
