@@ -5,7 +5,7 @@
 #   2. the spread of repeated timings of one kernel: eight separate `kernelgen validate --time 31` per op, and the
 #      benchmark's GPU case with 8 repetitions (the same timing harness).
 # Usage: benchmarks/optimisation_on_gpu.sh <build dir> <output dir>
-# The build dir needs bin/kernelgen, kernelgen/<op>/spec.json and ops/bench_kernelgen_<op> (built on a Debian
+# The build dir needs bin/kernelgen, kernelgen/<op>/spec.json and ops/<op>/bench_kernelgen_<op> (built on a Debian
 # machine and copied over, with the Vulkan loader they need); run it from the source tree the specs name.
 set -u
 build=${1:?usage: $0 <build dir> <output dir>}
@@ -29,5 +29,5 @@ for op in $ops; do
       --time 31 --json | python3 -c "import json, sys; t = json.load(sys.stdin)['timing']; print(t['median_ns'], t.get('p25_ns'), t.get('p75_ns'))"
   done
   echo "==== $op: the benchmark's GPU case, 8 repetitions"
-  "$build/ops/bench_kernelgen_$op" --benchmark_filter=gpu --benchmark_repetitions=8 2>&1 | grep -E "^BM"
+  "$build/ops/$op/bench_kernelgen_$op" --benchmark_filter=gpu --benchmark_repetitions=8 2>&1 | grep -E "^BM"
 done

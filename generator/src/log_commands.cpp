@@ -177,7 +177,13 @@ std::string report_records(const std::filesystem::path& log_dir) {
   const json summary = report_summary(log_dir);
   if (summary.empty()) return "no records in " + log_dir.string() + "\n";
   const auto time = [](const json& us) { return us.is_number() ? format("%.1f us", us.get<double>()) : "-"; };
-  std::string text = pad("op", 14) + pad("model", 28) + pad("candidates", 12) + pad("accepted", 10) + pad("rate", 8) +
+  // The op and model columns are as wide as their longest entry (at least the 14 and 28 of short names).
+  size_t op_width = 14, model_width = 28;
+  for (const json& row : summary) {
+    op_width = std::max(op_width, row["op"].get<std::string>().size() + 2);
+    model_width = std::max(model_width, row["model"].get<std::string>().size() + 2);
+  }
+  std::string text = pad("op", op_width) + pad("model", model_width) + pad("candidates", 12) + pad("accepted", 10) + pad("rate", 8) +
                      pad("rounds", 8) + pad("first", 13) + pad("best", 13) + pad("speedup", 9) + pad("peak", 8) +
                      pad("tokens", 10) + "cost\n";
   for (const json& row : summary) {
@@ -185,7 +191,7 @@ std::string report_records(const std::filesystem::path& log_dir) {
     const int optimisation_rounds = row["optimisation_rounds"];
     std::string rounds = std::to_string(row["rounds"].get<int>() - optimisation_rounds);
     if (optimisation_rounds > 0) rounds.append("+").append(std::to_string(optimisation_rounds));
-    text += pad(row["op"], 14) + pad(row["model"].get<std::string>().substr(0, 27), 28) +
+    text += pad(row["op"], op_width) + pad(row["model"], model_width) +
             pad(std::to_string(candidates), 12) + pad(std::to_string(accepted), 10) +
             pad(candidates ? format("%.0f%%", 100.0 * accepted / candidates) : "-", 8) + pad(rounds, 8) +
             pad(time(row["first_correct_us"]), 13) + pad(time(row["best_us"]), 13) +

@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""Every catalog op at its BENCH_DIMS, kernelgen against PyTorch on the same GPU in one run (issue 12).
+
+kernelgen's time is bench_kernelgen_<op>'s GPU case (BM_<op>_gpu: kernelgen's timing harness, GPU timestamps
+around each of 31 back-to-back dispatches, the caches flushed before each, the median). PyTorch's is measured
+the same way with CUDA events: the same 256 MiB flush before each run (KERNELGEN_TIMING_FLUSH_MB), 31 runs
+after a warm-up, the median. TF32 is off, so fp32 matmul and convolution are fp32 in both.
+
+    python3 benchmarks/compare/compare.py --build build [--ops relu,add] [--peaks build/kernelgen/candidates/device_peaks.json]
+
+Prints a Markdown table: op, the size, both times, kernelgen's GB/s and GFLOP/s, its fraction of the device's
+measured peak (when the peaks file is given), and the ratio PyTorch time / kernelgen time (above 1: kernelgen
+is faster).
+"""
+import argparse
+import json
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+
+import torch
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import torch_ops  # noqa: E402
+
+RUNS = 31
+
+
+def kernelgen_time(build, op):
+    """(median us, bytes/s, FLOP/s, label) of BM_<op>_gpu, read from Google Benchmark's JSON output."""
+    binary = build / "ops" / op / f"bench_kernelgen_{op}"
+    result = subprocess.run([str(binary), "--benchmark_filter=_gpu", "--benchmark_format=json"],
+                            capture_output=True, text=True, check=True)
+    entry = json.loads(result.stdout)["benchmarks"][0]
+    scale = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}[entry["time_unit"]]
+    return entry["real_time"] * scale, entry.get("bytes_per_second", 0.0), entry.get("FLOP/s", 0.0), entry["label"]
+
+
+def torch_time(call, flush_bytes):
+    """Median GPU time (us) of `call` over RUNS runs, each after writing a buffer larger than the L2."""
+    flush = torch.empty(max(flush_bytes, 4) // 4, dtype=torch.float32, device="cuda")
+    for _ in range(5):
+        call()
+    torch.cuda.synchronize()
+    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(RUNS)]
+    for begin, end in events:
+        if flush_bytes:
+            flush.zero_()
+        begin.record()
+        call()
+        end.record()
+    torch.cuda.synchronize()
+    return statistics.median(begin.elapsed_time(end) * 1e3 for begin, end in events)
+
+
+def catalog(build):
+    """The ops whose benchmark was built, in the order of ops/CMakeLists.txt."""
+    order = [line.strip()[len("add_subdirectory("):-1] for line in (pathlib.Path("ops") / "CMakeLists.txt").read_text().splitlines()
+             if line.strip().startswith("add_subdirectory(")]
+    return [op for op in order if (build / "ops" / op / f"bench_kernelgen_{op}").exists()]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--build", type=pathlib.Path, default=pathlib.Path("build"))
+    parser.add_argument("--ops", help="comma-separated ops (default: every catalog op built)")
+    parser.add_argument("--peaks", type=pathlib.Path, help="kernelgen's device_peaks.json, for %% of peak")
+    args = parser.parse_args()
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    flush_bytes = int(os.environ.get("KERNELGEN_TIMING_FLUSH_MB", "256")) << 20
+    peaks = None
+    if args.peaks and args.peaks.exists():
+        peaks = next(iter(json.loads(args.peaks.read_text()).values()), None)
+    ops = args.ops.split(",") if args.ops else catalog(args.build)
+
+    print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}, flush {flush_bytes >> 20} MiB")
+    print()
+    print("| op | size | kernelgen us | PyTorch us | GB/s | GFLOP/s | % of peak | ratio |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    for op in ops:
+        spec = json.loads((args.build / "kernelgen" / op / "spec.json").read_text())
+        dims = torch_ops.bench_dims(spec)
+        size = " ".join(f"{k}={v}" for k, v in dims.items()) or "x".join(
+            str(e) for e in spec["inputs"][0]["shape"])
+        try:
+            ours_us, bytes_per_s, flop_per_s, _ = kernelgen_time(args.build, op)
+        except (subprocess.CalledProcessError, KeyError, IndexError, json.JSONDecodeError) as failure:
+            print(f"| {op} | {size} | failed: {failure} | | | | | |")
+            continue
+        inputs = torch_ops.make_inputs(spec, dims, "cuda")
+        call = torch_ops.op_callable(op, spec, inputs)
+        theirs_us = torch_time(call, flush_bytes) if call else float("nan")
+        del inputs
+        torch.cuda.empty_cache()
+        gbps, gflops = bytes_per_s / 1e9, flop_per_s / 1e9
+        peak = ""
+        if peaks:
+            peak = f"{100 * max(gbps / peaks['gbytes_per_second'], gflops / peaks['gflops']):.1f}%"
+        print(f"| {op} | {size} | {ours_us:.1f} | {theirs_us:.1f} | {gbps:.0f} | {gflops:.0f} | {peak} | "
+              f"{theirs_us / ours_us:.2f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

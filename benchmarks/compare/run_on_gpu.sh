@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Everything the catalog needs from a GPU machine, in one call (issues 11 and 12):
+#   1. ctest -L kernelgen: every op's checked-in kernel revalidated on the GPU, on fresh inputs;
+#   2. the catalog's searches replayed from tests/cassettes on the GPU (kernelgen build-op --regenerate, which
+#      rewrites this copy's generated/), then `kernelgen report`: each op validated and timed at its
+#      BENCH_DIMS, and the device's measured peaks;
+#   3. compare.py: each op's benchmark at BENCH_DIMS beside PyTorch, as a Markdown table.
+# Usage: benchmarks/compare/run_on_gpu.sh <build dir> <output dir>
+# The build dir needs bin/kernelgen, kernelgen/<op>/spec.json, ops/<op>/{test,bench}_kernelgen_<op> and the
+# CTestTestfile.cmake files under ops/ (built on a Debian machine and copied over, with the Vulkan loader they
+# need); run it from the source tree the build was configured in, or one linked there.
+set -u
+build=${1:?usage: $0 <build dir> <output dir>}
+out=${2:?usage: $0 <build dir> <output dir>}
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$out/log" "$out/regenerated"
+
+echo "==== 1. ctest -L kernelgen on the GPU"
+(cd "$build/ops" && ctest -L kernelgen --output-on-failure --timeout 300) 2>&1 | tee "$out/ctest.log" | tail -40
+
+echo "==== 2. the catalog replayed from its cassettes on the GPU"
+ops=$(sed -n 's/^add_subdirectory(\(.*\))$/\1/p' ops/CMakeLists.txt)
+for op in $ops; do
+  "$build/bin/kernelgen" build-op --spec "$build/kernelgen/$op/spec.json" --out "$out/regenerated/$op.cpp" \
+    --regenerate --set KERNELGEN_MODEL=replay \
+    --cassette-dir tests/cassettes --log-dir "$out/log" > "$out/regenerated/$op.log" 2>&1 ||
+    { echo "FAILED: $op"; tail -5 "$out/regenerated/$op.log"; }
+done
+"$build/bin/kernelgen" report --log-dir "$out/log" | tee "$out/report.txt"
+cat "$out/log/device_peaks.json"
+
+echo "==== 3. kernelgen against PyTorch at BENCH_DIMS"
+python3 "$here/compare.py" --build "$build" --peaks "$out/log/device_peaks.json" | tee "$out/compare.md"
