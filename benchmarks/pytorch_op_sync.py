@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """PyTorch's side of issue 9's latency comparison: the wall time of one op + torch.cuda.synchronize() on the
-GPU, for the catalog's ops at their BENCH_DIMS (ops/CMakeLists.txt), next to bench_kernelgen_<op>'s
+GPU, for relu, add and matmul at the sizes issue 9 measured (their BENCH_DIMS then, their CPU_BENCH_DIMS in
+ops/<op>/CMakeLists.txt now: the latency of small calls), next to bench_kernelgen_<op>'s
 BM_<op>_wrapper_call. Also the GPU time from CUDA events, and the throughput of calls queued without a
 synchronize between them (next to BM_<op>_submit_in_flight).
 

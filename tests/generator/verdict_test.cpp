@@ -161,6 +161,8 @@ TEST(Describe, TimingNamesTheDimsItRanAt) {
               HasSubstr("GPU time: median 1.5 us, 2.5 GB/s, 1.5 GFLOP/s on llvmpipe at rows=32768\n"));
   verdict.timing->dims = "";
   EXPECT_THAT(describe(verdict), HasSubstr("on llvmpipe\n"));
+  verdict.timing->gflops = 0;  // an op that declares no FLOPS
+  EXPECT_THAT(describe(verdict), HasSubstr("GPU time: median 1.5 us, 2.5 GB/s on llvmpipe\n"));
   EXPECT_THAT(describe(verdict), Not(HasSubstr("spread")));  // a timing from before the quartiles were kept
 }
 

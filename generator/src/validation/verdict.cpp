@@ -95,7 +95,8 @@ std::string describe(const Verdict& verdict) {
   if (!verdict.log.empty()) text += verdict.log + (verdict.log.back() == '\n' ? "" : "\n");
   if (verdict.timing)
     text += format("  GPU time: median %.1f us", verdict.timing->median_ns / 1e3, 0) +
-            format(", %.1f GB/s, %.1f GFLOP/s", verdict.timing->gbytes_per_second, verdict.timing->gflops) + " on " +
+            format(", %.1f GB/s", verdict.timing->gbytes_per_second, 0) +
+            (verdict.timing->gflops > 0 ? format(", %.1f GFLOP/s", verdict.timing->gflops, 0) : "") + " on " +
             verdict.timing->device + (verdict.timing->dims.empty() ? "" : " at " + verdict.timing->dims) + "\n";
   if (verdict.timing && verdict.timing->p75_ns > 0) {
     text += format("  spread (interquartile) %.2f us over %.0f runs", verdict.timing->stats().spread_ns() / 1e3,
