@@ -208,6 +208,7 @@ class OptimiseOp : public BuildOp {
     const fs::path spec = spec_with({{"samples", 1}, {"rounds", 1}, {"opt_rounds", 1}});
     json text = json::parse(read_file(spec));
     text["bench_dims"] = {{"batch", 64}};
+    text["cpu_bench_dims"] = {{"batch", 64}};  // lavapipe times CPU_BENCH_DIMS (the catalog's relu: 1024)
     write_file_atomic(spec, text.dump(2));
     return spec;
   }
