@@ -19,7 +19,11 @@
 #     [OPT_ROUNDS n] [BEAM k]          optimisation rounds after the first correct kernel (default 0), each
 #                                      asking for SAMPLES ideas per parent and one kernel per idea; the
 #                                      fastest k correct kernels are the next round's parents (default 1)
-#     [KERNEL     <file.comp>])        a hand-written candidate, validated like any other
+#     [KERNEL     <file.comp>]         a hand-written candidate, validated like any other
+#     [VARIANTS   name=<file.comp>...]) kernels for devices with what others lack (cooperative matrices), in
+#                                      order of preference: each is checked in under generated/<name>/variants/,
+#                                      validated on the validation devices that can run it, and run by the
+#                                      wrapper on a device that can; elsewhere the op's own kernel runs
 #
 # Creates
 #   kernelgen::<name>           library: #include <kernelgen/ops/<name>.hpp>, class kernelgen::ops::<name>
@@ -273,7 +277,7 @@ endfunction()
 
 function(kernelgen_add_op name)
   set(one_value REFERENCE DESCRIPTION FLOPS BYTES SAMPLES ROUNDS OPT_ROUNDS BEAM MODEL BUDGET_USD KERNEL)
-  set(multi_value INPUTS OUTPUTS DIMS BENCH_DIMS CPU_BENCH_DIMS INDEX PARAMS TOLERANCE)
+  set(multi_value INPUTS OUTPUTS DIMS BENCH_DIMS CPU_BENCH_DIMS INDEX PARAMS TOLERANCE VARIANTS)
   cmake_parse_arguments(PARSE_ARGV 1 KG "" "${one_value}" "${multi_value}")
   # Set here, not at file scope: a consumer calls this function from its own directories, where variables of
   # the directory that included this file are not visible. The helpers below see them as their caller's.
@@ -283,7 +287,7 @@ function(kernelgen_add_op name)
   # A JSON number, since values are copied into the spec as they are written.
   set(_KERNELGEN_NUMBER "^-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$")
   set(where "kernelgen_add_op(${name}) in ${CMAKE_CURRENT_LIST_FILE}")
-  set(known "REFERENCE, DESCRIPTION, INPUTS, OUTPUTS, DIMS, BENCH_DIMS, CPU_BENCH_DIMS, INDEX, PARAMS, TOLERANCE, FLOPS, BYTES, SAMPLES, ROUNDS, OPT_ROUNDS, BEAM, MODEL, BUDGET_USD, KERNEL")
+  set(known "REFERENCE, DESCRIPTION, INPUTS, OUTPUTS, DIMS, BENCH_DIMS, CPU_BENCH_DIMS, INDEX, PARAMS, TOLERANCE, FLOPS, BYTES, SAMPLES, ROUNDS, OPT_ROUNDS, BEAM, MODEL, BUDGET_USD, KERNEL, VARIANTS")
 
   if(NOT name MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
     _kernelgen_fail("kernelgen_add_op(${name}) in ${CMAKE_CURRENT_LIST_FILE}" "name"
@@ -325,6 +329,24 @@ function(kernelgen_add_op name)
   if(DEFINED KG_KERNEL)
     _kernelgen_resolve_file("${where}" KERNEL "${KG_KERNEL}" kernel)
   endif()
+  set(variant_names "")
+  set(variant_kernels "")
+  set(variants_json "")
+  foreach(pair IN LISTS KG_VARIANTS)
+    if(NOT pair MATCHES "^([A-Za-z_][A-Za-z0-9_]*)=(.+)$")
+      _kernelgen_fail("${where}" VARIANTS "'${pair}' is not name=file.comp" "write e.g. VARIANTS coopmat=matmul_coopmat.comp")
+    endif()
+    set(variant "${CMAKE_MATCH_1}")
+    if(variant IN_LIST variant_names)
+      _kernelgen_fail("${where}" VARIANTS "variant '${variant}' is given twice" "give each variant its own name")
+    endif()
+    _kernelgen_resolve_file("${where}" VARIANTS "${CMAKE_MATCH_2}" variant_kernel)
+    list(APPEND variant_names "${variant}")
+    list(APPEND variant_kernels "${variant_kernel}")
+    _kernelgen_json_string("${variant_kernel}" variant_kernel_json)
+    list(APPEND variants_json "{\"name\": \"${variant}\", \"kernel\": ${variant_kernel_json}}")
+  endforeach()
+  string(REPLACE ";" ", " variants_json "[${variants_json}]")
 
   # Tensors: their dims in order of first appearance (the push-constant order), then the sizes of the dims.
   set(dims "")
@@ -579,7 +601,8 @@ function(kernelgen_add_op name)
            "  \"dims\": ${dims_json},\n  \"bench_dims\": ${bench_json},\n"
            "  \"cpu_bench_dims\": ${cpu_bench_json},\n"
            "  \"params\": ${params_json},\n${tolerance_json}  \"flops\": ${flops},\n${bytes_json}"
-           "  \"kernel\": ${kernel_json},\n  \"generated_dir\": ${generated_json},\n"
+           "  \"kernel\": ${kernel_json},\n  \"variants\": ${variants_json},\n"
+           "  \"generated_dir\": ${generated_json},\n"
            "  \"search\": ${search_json}\n}\n")
   string(JSON ignored ERROR_VARIABLE json_error LENGTH "${spec}" inputs)
   if(json_error)
@@ -646,6 +669,7 @@ function(kernelgen_add_op name)
     set(KG_DIMS_PARAM_COMMA "const Dims& dims, ")
     set(KG_DIMS_ARG_COMMA "dims, ")
     set(KG_GRID_CALL "grid(dims)")
+    set(KG_DIMS_OR_EMPTY "dims")
     set(KG_DIM_WORDS "dim_words(dims)")
     set(KG_DIMS_CHECK "  check_dims(dims);\n")
     set(KG_BENCH_DIMS "{${bench_init}}")
@@ -661,6 +685,7 @@ function(kernelgen_add_op name)
     set(KG_DIMS_PARAM_COMMA "")
     set(KG_DIMS_ARG_COMMA "")
     set(KG_GRID_CALL "grid()")
+    set(KG_DIMS_OR_EMPTY "Dims{}")
     set(KG_DIM_WORDS "dim_words(Dims{})")
     set(KG_DIMS_CHECK "")
     set(KG_BENCH_DIMS "{}")
@@ -674,16 +699,23 @@ function(kernelgen_add_op name)
   # deleting or adding files in generated/<op>/ re-runs configuration; a kernel that lost a file also loses
   # its emitted kernel data, which makes the build step run and say what is wrong.
   set(kernel_data "${dir}/kernel_data.cpp")
-  file(GLOB checked_in CONFIGURE_DEPENDS "${generated_dir}/manifest.json" "${generated_dir}/kernel.comp"
-       "${generated_dir}/kernel.spv")
+  set(checked_in_patterns "")
+  foreach(kernel_dir IN ITEMS "${generated_dir}" LISTS variant_names)
+    if(NOT kernel_dir STREQUAL generated_dir)
+      set(kernel_dir "${generated_dir}/variants/${kernel_dir}")
+    endif()
+    list(APPEND checked_in_patterns "${kernel_dir}/manifest.json" "${kernel_dir}/kernel.comp" "${kernel_dir}/kernel.spv")
+  endforeach()
+  file(GLOB checked_in CONFIGURE_DEPENDS ${checked_in_patterns})
   list(LENGTH checked_in checked_in_count)
-  if(NOT checked_in_count EQUAL 3)
+  list(LENGTH checked_in_patterns expected_count)
+  if(NOT checked_in_count EQUAL expected_count)
     file(REMOVE "${kernel_data}")
   endif()
   _kernelgen_tool_settings(tool_settings)
   add_custom_command(OUTPUT "${kernel_data}"
     COMMAND kernelgen_tool build-op --spec "${dir}/spec.json" --out "${kernel_data}" ${tool_settings}
-    DEPENDS kernelgen_tool "${dir}/spec.json" "${reference}" ${kernel} ${checked_in}
+    DEPENDS kernelgen_tool "${dir}/spec.json" "${reference}" ${kernel} ${variant_kernels} ${checked_in}
     COMMENT "kernelgen: checking ${name}'s kernel in ${generated_dir}"
     JOB_POOL kernelgen_gpu
     VERBATIM)

@@ -1,103 +1,110 @@
 #version 450
-// c[i] = a[i] * b[i] per batch i, row-major: one workgroup of 8x8 invocations per 64x64 tile of c (grid z is
-// the batch). Invocation (tx, ty) owns an 8x8 block of the tile: rows 4ty..4ty+3 and 32+4ty..32+4ty+3, columns
-// 4tx..4tx+3 and 32+4tx..32+4tx+3, so its shared-memory reads are vec4s without bank conflicts, 64
-// multiply-adds per 4 vec4 reads. k advances 16 at a time: the 64x16 slice of a (stored k-major) and the 16x64
-// slice of b sit in shared memory, double-buffered; the next slice's global loads (4 vec4s of a and 4 of b per
-// invocation, coalesced) are issued before the current slice is multiplied, so one barrier per slice suffices.
-// Out-of-range rows, columns and k load as 0 and are never stored; every invocation reaches every barrier. When
-// k (or n) is not a multiple of 4, a's (or b's) loads go element by element, with the same guards.
-// kernelgen: dispatch (n + 63) / 64 (m + 63) / 64 batch
-layout(local_size_x = 8, local_size_y = 8, local_size_z = 1) in;
+#extension GL_EXT_control_flow_attributes : require
+// c[i] = a[i] * b[i] for each of batch matrices, row-major, grid z the batch: a register-blocked,
+// double-buffered shared-memory SGEMM per batch.
+// A 16x16 workgroup computes a 128x128 tile of c, invocation (tx, ty) an 8x8 block of it: rows 4ty..4ty+3 and
+// 64+4ty..64+4ty+3, columns 4tx..4tx+3 and 64+4tx..64+4tx+3, so that its shared-memory reads and its stores are
+// vec4s, and a subgroup reads 2 distinct vec4s of a (broadcast) and 16 consecutive ones of b. k advances 8 at a
+// time through two shared buffers: the 128x8 slice of a is stored k-major (As[kk][row]), the 8x128 slice of b as
+// it is. Each invocation loads one vec4 of each next slice from global memory (four consecutive invocations read
+// 64 contiguous bytes of a row of a; b's loads are coalesced) into registers before multiplying the current slice
+// (64 multiply-adds per 4 vec4 reads of shared memory), then stores them into the other buffer: one barrier per
+// slice. BK = 8 keeps an invocation at about 125 registers, so two workgroups fit on an NVIDIA SM; with 16 it
+// took about 160, one workgroup fit, and it ran 25% slower on an H100. Loads past an edge give 0; stores are
+// guarded, vec4s when n is a multiple of 4, else element by element.
+// kernelgen: dispatch (n + 127) / 128 (m + 127) / 128 batch
+layout(local_size_x = 16, local_size_y = 16) in;
 layout(push_constant) uniform Dims { uint batch; uint m; uint k; uint n; } dims;
 layout(set = 0, binding = 0, std430) readonly buffer A { vec4 a4[]; };
 layout(set = 0, binding = 1, std430) readonly buffer B { vec4 b4[]; };
 layout(set = 0, binding = 2, std430) writeonly buffer C { vec4 c4[]; };
-const uint BK = 16u;
-shared vec4 As[2][BK][16];  // As[buf][kk][r / 4][r % 4] = a[row0 + r, k0 + kk]
-shared vec4 Bs[2][BK][16];  // Bs[buf][kk][c / 4][c % 4] = b[k0 + kk, col0 + c]
+const uint BM = 128u, BN = 128u, BK = 8u;
+shared vec4 As[2][BK][BM / 4u];  // As[buffer][kk][r / 4][r % 4] = a[row0 + r][k0 + kk]
+shared vec4 Bs[2][BK][BN / 4u];  // Bs[buffer][kk][c / 4][c % 4] = b[k0 + kk][col0 + c]
+
+uint M, K, N, row0, col0, baseA, baseB;
+
+// Four elements of a from row r, k = 4 kq..4 kq+3, zero past the edges.
+vec4 load_a(uint r, uint kq) {
+  if (r >= M) return vec4(0.0);
+  if ((K & 3u) == 0u) return kq < (K >> 2) ? (a4[(baseA + r * K) / 4u + kq]) : vec4(0.0);
+  vec4 v = vec4(0.0);
+  [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+    uint kk = kq * 4u + j, e = baseA + r * K + kk;
+    if (kk < K) v[j] = (a4[e >> 2][e & 3u]);
+  }
+  return v;
+}
+
+// Four elements of b from row kk, columns col0 + 4 cq.., zero past the edges.
+vec4 load_b(uint kk, uint cq) {
+  if (kk >= K) return vec4(0.0);
+  uint c0 = col0 + cq * 4u;
+  if ((N & 3u) == 0u) return c0 < N ? (b4[(baseB + kk * N + c0) / 4u]) : vec4(0.0);
+  vec4 v = vec4(0.0);
+  [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+    uint e = baseB + kk * N + c0 + j;
+    if (c0 + j < N) v[j] = (b4[e >> 2][e & 3u]);
+  }
+  return v;
+}
 
 void main() {
-  uint M = dims.m, K = dims.k, N = dims.n;
-  uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y, tid = ty * 8u + tx;
-  uint row0 = gl_WorkGroupID.y * 64u, col0 = gl_WorkGroupID.x * 64u;
-  uint baseA = gl_WorkGroupID.z * M * K, baseB = gl_WorkGroupID.z * K * N;
-  bool vecA = (K & 3u) == 0u, vecB = (N & 3u) == 0u;
-  // An invocation whose first row or column is past the edge owns no element of c: it only loads and waits.
-  bool owns = row0 + ty * 4u < M && col0 + tx * 4u < N;
+  M = dims.m; K = dims.k; N = dims.n;
+  uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y, t = gl_LocalInvocationIndex;
+  row0 = gl_WorkGroupID.y * BM;
+  col0 = gl_WorkGroupID.x * BN;
+  uint batch = gl_WorkGroupID.z;
+  baseA = batch * M * K; baseB = batch * K * N;
+  // This invocation's share of each slice: row t / 2, k-quad t % 2 of a; k-row t / 32, column quad t % 32 of b.
+  uint ar = t >> 1, aq = t & 1u, bk = t >> 5, bq = t & 31u;
 
   vec4 acc[8][2];
-  for (uint i = 0u; i < 8u; ++i) { acc[i][0] = vec4(0.0); acc[i][1] = vec4(0.0); }
+  [[unroll]] for (uint i = 0u; i < 8u; ++i) { acc[i][0] = vec4(0.0); acc[i][1] = vec4(0.0); }
 
-  uint tiles = (K + BK - 1u) / BK;
-  vec4 ra[4], rb[4];
-  for (uint t = 0u; t <= tiles; ++t) {
-    // Load slice t into registers (global memory), then multiply slice t - 1 (shared memory). The j-th vec4
-    // of a's slice is q = tid + 64 j: row q / 4, k 4 (q % 4); of b's slice: k q / 16, columns 4 (q % 16).
-    if (t < tiles) {
-      uint k0 = t * BK;
-      for (uint j = 0u; j < 4u; ++j) {
-        uint q = tid + 64u * j;
-        uint row = row0 + (q >> 2), ka = k0 + (q & 3u) * 4u;
-        ra[j] = vec4(0.0);
-        if (vecA) {
-          if (row < M && ka < K) ra[j] = a4[(baseA + row * K + ka) >> 2];
-        } else {
-          for (uint c = 0u; c < 4u; ++c) {
-            uint e = baseA + row * K + ka + c;
-            if (row < M && ka + c < K) ra[j][c] = a4[e >> 2][e & 3u];
-          }
-        }
-        uint kb = k0 + (q >> 4), col = col0 + (q & 15u) * 4u;
-        rb[j] = vec4(0.0);
-        if (vecB) {
-          if (kb < K && col < N) rb[j] = b4[(baseB + kb * N + col) >> 2];
-        } else {
-          for (uint c = 0u; c < 4u; ++c) {
-            uint e = baseB + kb * N + col + c;
-            if (kb < K && col + c < N) rb[j][c] = b4[e >> 2][e & 3u];
-          }
-        }
+  vec4 ra = load_a(row0 + ar, aq), rb = load_b(bk, bq);
+  [[unroll]] for (uint j = 0u; j < 4u; ++j) As[0][aq * 4u + j][ar >> 2][ar & 3u] = ra[j];
+  Bs[0][bk][bq] = rb;
+  barrier();
+
+  uint cur = 0u;
+  for (uint k0 = 0u; k0 < K; k0 += BK) {
+    bool more = k0 + BK < K;
+    if (more) {
+      ra = load_a(row0 + ar, (k0 + BK) / 4u + aq);
+      rb = load_b(k0 + BK + bk, bq);
+    }
+    [[unroll]] for (uint kk = 0u; kk < BK; ++kk) {
+      vec4 a0 = As[cur][kk][ty], a1 = As[cur][kk][16u + ty];
+      vec4 b0 = Bs[cur][kk][tx], b1 = Bs[cur][kk][16u + tx];
+      [[unroll]] for (uint r = 0u; r < 4u; ++r) {
+        acc[r][0] += a0[r] * b0; acc[r][1] += a0[r] * b1;
+        acc[4u + r][0] += a1[r] * b0; acc[4u + r][1] += a1[r] * b1;
       }
     }
-    if (t > 0u && owns) {
-      uint cur = (t - 1u) & 1u;
-      for (uint kk = 0u; kk < BK; ++kk) {
-        vec4 alo = As[cur][kk][ty], ahi = As[cur][kk][8u + ty];
-        vec4 blo = Bs[cur][kk][tx], bhi = Bs[cur][kk][8u + tx];
-        for (uint i = 0u; i < 4u; ++i) {
-          acc[i][0] += alo[i] * blo;
-          acc[i][1] += alo[i] * bhi;
-          acc[4u + i][0] += ahi[i] * blo;
-          acc[4u + i][1] += ahi[i] * bhi;
-        }
-      }
-    }
-    if (t < tiles) {
-      // Buffer t & 1 was last read while multiplying slice t - 2, before the previous barrier.
-      uint nxt = t & 1u;
-      for (uint j = 0u; j < 4u; ++j) {
-        uint q = tid + 64u * j;
-        uint r = q >> 2, kq = (q & 3u) * 4u;
-        for (uint c = 0u; c < 4u; ++c) As[nxt][kq + c][r >> 2][r & 3u] = ra[j][c];
-        Bs[nxt][q >> 4][q & 15u] = rb[j];
-      }
+    // The other buffer was last read before the previous barrier: fill it for the next slice.
+    if (more) {
+      uint nxt = cur ^ 1u;
+      [[unroll]] for (uint j = 0u; j < 4u; ++j) As[nxt][aq * 4u + j][ar >> 2][ar & 3u] = ra[j];
+      Bs[nxt][bk][bq] = rb;
     }
     barrier();
+    cur ^= 1u;
   }
 
-  uint baseC = gl_WorkGroupID.z * M * N;
-  for (uint i = 0u; i < 8u; ++i) {
-    uint row = row0 + (i >> 2) * 32u + ty * 4u + (i & 3u);
-    if (row >= M) continue;
-    for (uint h = 0u; h < 2u; ++h) {
-      uint col = col0 + h * 32u + tx * 4u;
-      if (col >= N) continue;
-      uint e = baseC + row * N + col;
-      if (vecB) {
-        c4[e >> 2] = acc[i][h];
+  [[unroll]] for (uint h = 0u; h < 2u; ++h) {
+    uint col = col0 + h * 64u + tx * 4u;
+    if (col >= N) continue;
+
+    [[unroll]] for (uint i = 0u; i < 8u; ++i) {
+      uint row = row0 + (i < 4u ? ty * 4u + i : 64u + ty * 4u + (i - 4u));
+      if (row >= M) continue;
+      vec4 y = acc[i][h];
+      uint e0 = batch * M * N + row * N + col;
+      if ((N & 3u) == 0u) {
+        c4[e0 >> 2] = (y);
       } else {
-        for (uint j = 0u; j < 4u && col + j < N; ++j) c4[(e + j) >> 2][(e + j) & 3u] = acc[i][h][j];
+        for (uint j = 0u; j < 4u && col + j < N; ++j) c4[(e0 + j) >> 2][(e0 + j) & 3u] = (y[j]);
       }
     }
   }

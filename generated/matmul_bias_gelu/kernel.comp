@@ -1,15 +1,17 @@
 #version 450
 #extension GL_EXT_control_flow_attributes : require
-// c = gelu(a b + bias): a register-blocked, shared-memory tiled SGEMM with the bias and GELU fused into the
-// store. A 16x16 workgroup computes a 128x128 tile of c; invocation (x, y) owns an 8x8 block of it: rows
-// 4y..4y+3 and 64+4y..64+4y+3, columns 4x..4x+3 and 64+4x..64+4x+3, so its loads from shared memory and its
-// stores to c are vec4s. k advances 16 at a time: the workgroup stages a 128x16 tile of a (transposed, As[k][row])
-// and a 16x128 tile of b (Bs[k][col]) in shared memory; each step of k is 4 vec4 loads from shared memory for
-// 64 multiply-adds. The next tiles are loaded from global memory into registers while the current ones are used.
-// Loads are vec4s when k (for a) or n (for b) is a multiple of 4, else guarded scalars; everything past an edge
-// is staged as 0. The epilogue adds bias[col] and applies GELU's tanh approximation in the form
-// 0.5 x (1 + tanh(u)) = x / (1 + exp(-2u)), u = sqrt(2/pi) (x + 0.044715 x^3): exp(-2u) is inf for very negative
-// x (giving -0) and 0 for large x (giving x), never inf / inf for a finite x.
+// c = gelu(a b + bias), a m x k, b k x n, row-major: a register-blocked, double-buffered
+// shared-memory SGEMM with the bias and GELU fused into its store.
+// A 16x16 workgroup computes a 128x128 tile of c, invocation (tx, ty) an 8x8 block of it: rows 4ty..4ty+3 and
+// 64+4ty..64+4ty+3, columns 4tx..4tx+3 and 64+4tx..64+4tx+3, so that its shared-memory reads and its stores are
+// vec4s, and a subgroup reads 2 distinct vec4s of a (broadcast) and 16 consecutive ones of b. k advances 8 at a
+// time through two shared buffers: the 128x8 slice of a is stored k-major (As[kk][row]), the 8x128 slice of b as
+// it is. Each invocation loads one vec4 of each next slice from global memory (four consecutive invocations read
+// 64 contiguous bytes of a row of a; b's loads are coalesced) into registers before multiplying the current slice
+// (64 multiply-adds per 4 vec4 reads of shared memory), then stores them into the other buffer: one barrier per
+// slice. BK = 8 keeps an invocation at about 125 registers, so two workgroups fit on an NVIDIA SM; with 16 it
+// took about 160, one workgroup fit, and it ran 25% slower on an H100. Loads past an edge give 0; stores are
+// guarded, vec4s when n is a multiple of 4, else element by element.
 // kernelgen: dispatch (n + 127) / 128 (m + 127) / 128 1
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(push_constant) uniform Dims { uint m; uint k; uint n; } dims;
@@ -17,40 +19,39 @@ layout(set = 0, binding = 0, std430) readonly buffer A { vec4 a4[]; };
 layout(set = 0, binding = 1, std430) readonly buffer B { vec4 b4[]; };
 layout(set = 0, binding = 2, std430) readonly buffer Bias { vec4 bias4[]; };
 layout(set = 0, binding = 3, std430) writeonly buffer C { vec4 c4[]; };
+const uint BM = 128u, BN = 128u, BK = 8u;
+shared vec4 As[2][BK][BM / 4u];  // As[buffer][kk][r / 4][r % 4] = a[row0 + r][k0 + kk]
+shared vec4 Bs[2][BK][BN / 4u];  // Bs[buffer][kk][c / 4][c % 4] = b[k0 + kk][col0 + c]
 
-const uint BM = 128u, BN = 128u, BK = 16u;
-shared vec4 As[BK][BM / 4u];  // As[kk][r / 4][r % 4] = a[row0 + r][k0 + kk]
-shared vec4 Bs[BK][BN / 4u];  // Bs[kk][c / 4][c % 4] = b[k0 + kk][col0 + c]
+uint M, K, N, row0, col0, baseA, baseB;
 
-uint M, K, N, row0, col0, t;
-
-// Staging: 512 vec4s of each tile, two per invocation. For a, element idx is row idx % 128 and k-quad idx / 128
-// (consecutive invocations, consecutive rows: conflict-free transposed stores); for b, k-row idx / 32 and
-// column quad idx % 32 (coalesced).
-vec4 load_a(uint idx, uint k0) {
-  uint r = row0 + (idx & 127u), kq = (k0 >> 2) + (idx >> 7);
+// Four elements of a from row r, k = 4 kq..4 kq+3, zero past the edges.
+vec4 load_a(uint r, uint kq) {
   if (r >= M) return vec4(0.0);
-  if ((K & 3u) == 0u) return kq < (K >> 2) ? a4[r * (K >> 2) + kq] : vec4(0.0);
+  if ((K & 3u) == 0u) return kq < (K >> 2) ? (a4[(baseA + r * K) / 4u + kq]) : vec4(0.0);
   vec4 v = vec4(0.0);
   [[unroll]] for (uint j = 0u; j < 4u; ++j) {
-    uint kk = kq * 4u + j, e = r * K + kk;
-    if (kk < K) v[j] = a4[e >> 2][e & 3u];
+    uint kk = kq * 4u + j, e = baseA + r * K + kk;
+    if (kk < K) v[j] = (a4[e >> 2][e & 3u]);
   }
   return v;
 }
 
-vec4 load_b(uint idx, uint k0) {
-  uint kk = k0 + (idx >> 5), cq = (col0 >> 2) + (idx & 31u);
+// Four elements of b from row kk, columns col0 + 4 cq.., zero past the edges.
+vec4 load_b(uint kk, uint cq) {
   if (kk >= K) return vec4(0.0);
-  if ((N & 3u) == 0u) return cq < (N >> 2) ? b4[kk * (N >> 2) + cq] : vec4(0.0);
+  uint c0 = col0 + cq * 4u;
+  if ((N & 3u) == 0u) return c0 < N ? (b4[(baseB + kk * N + c0) / 4u]) : vec4(0.0);
   vec4 v = vec4(0.0);
   [[unroll]] for (uint j = 0u; j < 4u; ++j) {
-    uint c = cq * 4u + j, e = kk * N + c;
-    if (c < N) v[j] = b4[e >> 2][e & 3u];
+    uint e = baseB + kk * N + c0 + j;
+    if (c0 + j < N) v[j] = (b4[e >> 2][e & 3u]);
   }
   return v;
 }
 
+// GELU's tanh approximation as 0.5 x (1 + tanh(u)) = x / (1 + exp(-2u)), u = sqrt(2/pi) (x + 0.044715 x^3):
+// exp(-2u) is inf for very negative x (giving -0) and 0 for large x (giving x), never inf / inf for a finite x.
 vec4 gelu(vec4 x) {
   vec4 u = 0.7978845608 * (x + 0.044715 * x * x * x);
   return x / (1.0 + exp(-2.0 * u));
@@ -58,47 +59,46 @@ vec4 gelu(vec4 x) {
 
 void main() {
   M = dims.m; K = dims.k; N = dims.n;
-  uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y;
-  t = ty * 16u + tx;
+  uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y, t = gl_LocalInvocationIndex;
   row0 = gl_WorkGroupID.y * BM;
   col0 = gl_WorkGroupID.x * BN;
+  baseA = 0u; baseB = 0u;
+  // This invocation's share of each slice: row t / 2, k-quad t % 2 of a; k-row t / 32, column quad t % 32 of b.
+  uint ar = t >> 1, aq = t & 1u, bk = t >> 5, bq = t & 31u;
 
   vec4 acc[8][2];
   [[unroll]] for (uint i = 0u; i < 8u; ++i) { acc[i][0] = vec4(0.0); acc[i][1] = vec4(0.0); }
 
-  vec4 ra0 = load_a(t, 0u), ra1 = load_a(t + 256u, 0u);
-  vec4 rb0 = load_b(t, 0u), rb1 = load_b(t + 256u, 0u);
+  vec4 ra = load_a(row0 + ar, aq), rb = load_b(bk, bq);
+  [[unroll]] for (uint j = 0u; j < 4u; ++j) As[0][aq * 4u + j][ar >> 2][ar & 3u] = ra[j];
+  Bs[0][bk][bq] = rb;
+  barrier();
+
+  uint cur = 0u;
   for (uint k0 = 0u; k0 < K; k0 += BK) {
-    // Stage the tiles held in registers.
-    uint r = t & 127u, q = t >> 7;  // a: idx t and t + 256 share r, k-quads q and q + 2
-    [[unroll]] for (uint j = 0u; j < 4u; ++j) {
-      As[q * 4u + j][r >> 2][r & 3u] = ra0[j];
-      As[(q + 2u) * 4u + j][r >> 2][r & 3u] = ra1[j];
-    }
-    Bs[t >> 5][t & 31u] = rb0;
-    Bs[(t >> 5) + 8u][t & 31u] = rb1;
-    barrier();
-    // Fetch the next tiles while this one is used.
-    if (k0 + BK < K) {
-      ra0 = load_a(t, k0 + BK); ra1 = load_a(t + 256u, k0 + BK);
-      rb0 = load_b(t, k0 + BK); rb1 = load_b(t + 256u, k0 + BK);
+    bool more = k0 + BK < K;
+    if (more) {
+      ra = load_a(row0 + ar, (k0 + BK) / 4u + aq);
+      rb = load_b(k0 + BK + bk, bq);
     }
     [[unroll]] for (uint kk = 0u; kk < BK; ++kk) {
-      vec4 a0 = As[kk][ty], a1 = As[kk][16u + ty];
-      vec4 b0 = Bs[kk][tx], b1 = Bs[kk][16u + tx];
-      acc[0][0] += a0.x * b0; acc[0][1] += a0.x * b1;
-      acc[1][0] += a0.y * b0; acc[1][1] += a0.y * b1;
-      acc[2][0] += a0.z * b0; acc[2][1] += a0.z * b1;
-      acc[3][0] += a0.w * b0; acc[3][1] += a0.w * b1;
-      acc[4][0] += a1.x * b0; acc[4][1] += a1.x * b1;
-      acc[5][0] += a1.y * b0; acc[5][1] += a1.y * b1;
-      acc[6][0] += a1.z * b0; acc[6][1] += a1.z * b1;
-      acc[7][0] += a1.w * b0; acc[7][1] += a1.w * b1;
+      vec4 a0 = As[cur][kk][ty], a1 = As[cur][kk][16u + ty];
+      vec4 b0 = Bs[cur][kk][tx], b1 = Bs[cur][kk][16u + tx];
+      [[unroll]] for (uint r = 0u; r < 4u; ++r) {
+        acc[r][0] += a0[r] * b0; acc[r][1] += a0[r] * b1;
+        acc[4u + r][0] += a1[r] * b0; acc[4u + r][1] += a1[r] * b1;
+      }
+    }
+    // The other buffer was last read before the previous barrier: fill it for the next slice.
+    if (more) {
+      uint nxt = cur ^ 1u;
+      [[unroll]] for (uint j = 0u; j < 4u; ++j) As[nxt][aq * 4u + j][ar >> 2][ar & 3u] = ra[j];
+      Bs[nxt][bk][bq] = rb;
     }
     barrier();
+    cur ^= 1u;
   }
 
-  // Epilogue: bias, GELU, guarded stores (vec4s when n is a multiple of 4).
   [[unroll]] for (uint h = 0u; h < 2u; ++h) {
     uint col = col0 + h * 64u + tx * 4u;
     if (col >= N) continue;
@@ -112,13 +112,11 @@ void main() {
       uint row = row0 + (i < 4u ? ty * 4u + i : 64u + ty * 4u + (i - 4u));
       if (row >= M) continue;
       vec4 y = gelu(acc[i][h] + bv);
+      uint e0 = row * N + col;
       if ((N & 3u) == 0u) {
-        c4[(row * N + col) >> 2] = y;
+        c4[e0 >> 2] = (y);
       } else {
-        for (uint j = 0u; j < 4u && col + j < N; ++j) {
-          uint e = row * N + col + j;
-          c4[e >> 2][e & 3u] = y[j];
-        }
+        for (uint j = 0u; j < 4u && col + j < N; ++j) c4[(e0 + j) >> 2][(e0 + j) & 3u] = (y[j]);
       }
     }
   }

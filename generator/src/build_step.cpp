@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kernelgen/candidate.hpp"
+#include "kernelgen/capabilities.hpp"
 #include "kernelgen/compile.hpp"
 #include "kernelgen/validation/cases.hpp"
 #include "kernelgen/validation/validation_devices.hpp"
@@ -184,6 +185,22 @@ std::map<std::string, std::string> read_dotenv(const std::filesystem::path& dote
 }
 
 
+// How candidates are validated and timed, for the search and for variants alike.
+void configure_validation(const BuildStepOptions& options, const llm::SettingSources& sources, const DeviceInfo& device,
+                          SearchConfig& config) {
+  config.log_dir = options.log_dir;
+  config.base_seed = base_seed_from_environment();
+  config.stress_runs = stress_runs_from_environment();
+  config.isolation.timeout_s = validation_timeout(sources.get("KERNELGEN_VALIDATION_TIMEOUT_S"));
+  // This process never runs a candidate: each is validated in a child process on a device of its own.
+  config.isolation.devices = validation_devices(sources.get("KERNELGEN_VALIDATION_DEVICES"), Device::list(), device);
+  // The probe kernels are kernelgen's own: they run here, once per device and driver.
+  if (!options.log_dir.empty()) config.peaks = cached_device_peaks(device, options.log_dir / "device_peaks.json");
+  config.on_progress = [](const SearchProgress& progress) {
+    std::fprintf(stderr, "kernelgen: %s\n", describe_progress(progress).c_str());
+  };
+}
+
 // The search settings of the op and of the build; on a problem it says what and returns the exit code.
 int configure_search(const BuildStepOptions& options, const OpSpec& spec, const llm::SettingSources& sources,
                      const DeviceInfo& device, bool has_declared, SearchConfig& config) {
@@ -211,7 +228,6 @@ int configure_search(const BuildStepOptions& options, const OpSpec& spec, const 
                  spec.name.c_str());
     return 1;
   }
-  config.log_dir = options.log_dir;
   config.prices = load_prices();
   if (config.provider && config.provider->provider != "replay") {
     try {
@@ -222,16 +238,7 @@ int configure_search(const BuildStepOptions& options, const OpSpec& spec, const 
       return 1;
     }
   }
-  config.base_seed = base_seed_from_environment();
-  config.stress_runs = stress_runs_from_environment();
-  config.isolation.timeout_s = validation_timeout(sources.get("KERNELGEN_VALIDATION_TIMEOUT_S"));
-  // This process never runs a candidate: each is validated in a child process on a device of its own.
-  config.isolation.devices = validation_devices(sources.get("KERNELGEN_VALIDATION_DEVICES"), Device::list(), device);
-  // The probe kernels are kernelgen's own: they run here, once per device and driver.
-  if (!options.log_dir.empty()) config.peaks = cached_device_peaks(device, options.log_dir / "device_peaks.json");
-  config.on_progress = [](const SearchProgress& progress) {
-    std::fprintf(stderr, "kernelgen: %s\n", describe_progress(progress).c_str());
-  };
+  configure_validation(options, sources, device, config);
   return 0;
 }
 
@@ -265,6 +272,67 @@ int search_and_check_in(const BuildStepOptions& options, const OpSpec& spec, con
   std::fprintf(stderr, "kernelgen: op '%s': checked in %s (%s, %s on %s%s) at %s\n", spec.name.c_str(),
                outcome.best->origin.c_str(), outcome.best->author.c_str(), time.c_str(), verdict.device.c_str(),
                speedup.c_str(), spec.generated_dir.c_str());
+  return 0;
+}
+
+// A variant (VARIANTS name=file.comp) checked in under generated/<op>/variants/<name>/: kept while current and
+// its file unchanged, else validated on the validation devices that can run it (a device without, say,
+// cooperative matrices cannot) and checked in. Where none of them can run it, a current variant is kept unvalidated
+// here (ctest validates it on a device that can), and a missing or stale one fails the build. Returns the exit
+// code; `checked_in` receives the variant.
+int build_variant(const BuildStepOptions& options, const OpSpec& spec, const VariantSpec& variant,
+                  const std::string& reference_text, const std::string& hash, const llm::SettingSources& sources,
+                  OtherCompiler other_compiler, std::optional<GeneratedKernel>& checked_in) {
+  OpSpec at = spec;
+  at.generated_dir = spec.variant_dir(variant);
+  const std::string what = "op '" + spec.name + "': variant '" + variant.name + "'";
+  StoreCheck check = check_generated(at.generated_dir, hash, spec.dim_names(), other_compiler);
+  const std::string source = read_file(variant.kernel_path);
+  const bool current = check.state == StoreCheck::State::current;
+  const bool changed = current && content_hash(source) != check.kernel->manifest.source_hash;
+  if (current && !changed && !options.regenerate) {
+    checked_in = std::move(check.kernel);
+    return 0;
+  }
+  const std::string why = options.regenerate && current && !changed ? "regenerating on request"
+                          : changed ? variant.kernel_path + " changed"
+                                    : check.problem;
+  const DeviceInfo device = Device::describe_selected();
+  SearchConfig config;
+  configure_validation(options, sources, device, config);
+  config.rounds = 0;
+  const Compilation compiled = compile_glsl(source);
+  std::vector<DeviceInfo> able;
+  for (const DeviceInfo& candidate : config.isolation.devices)
+    if (!compiled.ok || runs_on(candidate, compiled.spirv)) able.push_back(candidate);
+  if (able.empty()) {
+    const auto interface = reflect_spirv(compiled.spirv);
+    const auto lacking = interface ? capability_problem(*interface, device) : std::nullopt;
+    const std::string needs = lacking ? " (it declares " + lacking->capability + ")" : "";
+    if (current && !changed) {
+      std::fprintf(stderr, "kernelgen: %s: kept as checked in: no validation device here can run it%s\n",
+                   what.c_str(), needs.c_str());
+      checked_in = std::move(check.kernel);
+      return 0;
+    }
+    std::fprintf(stderr, "kernelgen: %s: %s, and no validation device here can run it%s. Build it where one can "
+                 "(KERNELGEN_DEVICE, KERNELGEN_VALIDATION_DEVICES) and commit %s/.\n", what.c_str(), why.c_str(),
+                 needs.c_str(), at.generated_dir.c_str());
+    return 1;
+  }
+  std::fprintf(stderr, "kernelgen: %s: %s\n", what.c_str(), why.c_str());
+  // The first device times the kernel: the build's own where it can run it.
+  std::stable_partition(able.begin(), able.end(), [&](const DeviceInfo& d) { return d.index == device.index; });
+  config.isolation.devices = able;
+  const std::vector<Candidate> declared{Candidate{source, "hand-written", variant.kernel_path}};
+  const SearchOutcome outcome = run_search(able.front(), at, reference_text, hash, declared, config);
+  if (!outcome.best) {
+    std::fprintf(stderr, "kernelgen: %s: %s did not pass validation (%s); %s is unchanged.\n", what.c_str(),
+                 variant.kernel_path.c_str(), outcome.stop_reason.c_str(), at.generated_dir.c_str());
+    return 1;
+  }
+  checked_in = check_in(at, hash, outcome);
+  std::fprintf(stderr, "kernelgen: %s: checked in at %s\n", what.c_str(), at.generated_dir.c_str());
   return 0;
 }
 
@@ -333,7 +401,15 @@ int run_build_step(const BuildStepOptions& options) {
     if (const int failed = search_and_check_in(options, spec, reference_text, hash, device, declared, config, kernel))
       return failed;
   }
-  write_file_atomic(options.output, emit_kernel_data(spec, *kernel));
+  std::vector<CheckedInVariant> variants;
+  for (const VariantSpec& variant : spec.variants) {
+    std::optional<GeneratedKernel> checked_in;
+    if (const int failed =
+            build_variant(options, spec, variant, reference_text, hash, sources, other_compiler, checked_in))
+      return failed;
+    variants.push_back({variant.name, std::move(*checked_in)});
+  }
+  write_file_atomic(options.output, emit_kernel_data(spec, *kernel, variants));
   return 0;
 }
 

@@ -15,15 +15,35 @@ std::string literal_safe(const std::string& text) {
   return safe;
 }
 
-}  // namespace
-
-std::string emit_kernel_data(const OpSpec& spec, const GeneratedKernel& kernel) {
+// The words as the body of a C++ array initialiser, eight to a line.
+std::string spirv_words(const std::vector<uint32_t>& spirv) {
   std::string words;
-  for (size_t i = 0; i < kernel.spirv.size(); ++i) {
+  for (size_t i = 0; i < spirv.size(); ++i) {
     char word[16];
-    std::snprintf(word, sizeof word, "0x%08x,", kernel.spirv[i]);
+    std::snprintf(word, sizeof word, "0x%08x,", spirv[i]);
     words += (i % 8 == 0 ? "\n    " : " ") + std::string(word);
   }
+  return words;
+}
+
+}  // namespace
+
+std::string emit_kernel_data(const OpSpec& spec, const GeneratedKernel& kernel,
+                             std::span<const CheckedInVariant> variants) {
+  const std::string words = spirv_words(kernel.spirv);
+  std::string variant_words, variant_entries;
+  for (size_t v = 0; v < variants.size(); ++v) {
+    const std::string array = "kVariant" + std::to_string(v);
+    variant_words += "const uint32_t " + array + "[] = {" + spirv_words(variants[v].kernel.spirv) + "\n};\n";
+    variant_entries += "      {\"" + literal_safe(variants[v].name) + "\", " + array + ", \"" +
+                       literal_safe(variants[v].kernel.manifest.dispatch) + "\"},\n";
+  }
+  // An empty array is ill-formed: an op without variants returns an empty span.
+  const std::string variants_function =
+      variants.empty()
+          ? "std::span<const " + spec.name + "::Variant> " + spec.name + "::variants() { return {}; }\n"
+          : "std::span<const " + spec.name + "::Variant> " + spec.name + "::variants() {\n"
+            "  static const Variant all[] = {\n" + variant_entries + "  };\n  return all;\n}\n";
   const Manifest& m = kernel.manifest;
   std::string grid;
   if (spec.dims.empty()) {
@@ -48,12 +68,13 @@ std::string emit_kernel_data(const OpSpec& spec, const GeneratedKernel& kernel) 
          "#include <string>\n\n"
          "namespace kernelgen::ops {\n\n"
          "namespace {\n"
-         "const uint32_t kSpirv[] = {" + words + "\n};\n"
+         "const uint32_t kSpirv[] = {" + words + "\n};\n" + variant_words +
          "}  // namespace\n\n"
          "std::span<const uint32_t> " + spec.name + "::spirv() { return kSpirv; }\n" +
          grid +
          "const char* " + spec.name + "::dispatch() { return \"" + literal_safe(m.dispatch) + "\"; }\n"
-         "const char* " + spec.name + "::author() { return \"" + literal_safe(m.author) + "\"; }\n\n"
+         "const char* " + spec.name + "::author() { return \"" + literal_safe(m.author) + "\"; }\n" +
+         variants_function + "\n"
          "}  // namespace kernelgen::ops\n";
 }
 

@@ -355,6 +355,10 @@ void write_generated(const std::filesystem::path& directory, const GeneratedKern
     write_file_atomic(staging / "kernel.spv",
                       std::string(reinterpret_cast<const char*>(kernel.spirv.data()), kernel.spirv.size() * 4));
     write_file_atomic(staging / "manifest.json", to_json(kernel.manifest).dump(2) + "\n");
+    // The op's variants (variants/<name>/) are checked in on their own: they go into the new directory as they
+    // are, copied before the swap so that a crash leaves them in the old directory or the new one.
+    if (fs::exists(directory / "variants"))
+      fs::copy(directory / "variants", staging / "variants", fs::copy_options::recursive);
     if (fs::exists(directory)) {
       // One atomic swap of the two directories, then the old one (now at `staging`) goes.
       if (::renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, directory.c_str(), RENAME_EXCHANGE) != 0)

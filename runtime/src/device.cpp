@@ -134,6 +134,8 @@ struct FeatureChain {
   VkPhysicalDevice8BitStorageFeatures storage8{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES};
   VkPhysicalDeviceShaderFloat16Int8Features float16_int8{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV cooperative_matrix{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
   // Where the chain keeps each feature; null when no struct in the chain has it.
   VkBool32* storage_buffer_16bit = nullptr;
   VkBool32* uniform_and_storage_buffer_16bit = nullptr;
@@ -141,6 +143,8 @@ struct FeatureChain {
   VkBool32* uniform_and_storage_buffer_8bit = nullptr;
   VkBool32* shader_float16 = nullptr;
   VkBool32* shader_int8 = nullptr;
+  VkBool32* vulkan_memory_model = nullptr;
+  VkBool32* cooperative_matrix_nv = nullptr;
   // The device extensions the chain's structs need.
   std::vector<const char*> extensions;
 
@@ -154,6 +158,10 @@ struct FeatureChain {
       uniform_and_storage_buffer_8bit = &vulkan12.uniformAndStorageBuffer8BitAccess;
       shader_float16 = &vulkan12.shaderFloat16;
       shader_int8 = &vulkan12.shaderInt8;
+      // GL_NV_cooperative_matrix kernels declare the Vulkan memory model (GL_KHR_memory_scope_semantics), core in 1.2.
+      vulkan_memory_model = &vulkan12.vulkanMemoryModel;
+      if (use(info, cooperative_matrix, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME))
+        cooperative_matrix_nv = &cooperative_matrix.cooperativeMatrix;
       return;
     }
     if (use(info, storage16, VK_KHR_16BIT_STORAGE_EXTENSION_NAME)) {
@@ -181,7 +189,8 @@ struct FeatureChain {
   static constexpr VkBool32* FeatureChain::*kFlags[] = {
       &FeatureChain::storage_buffer_16bit, &FeatureChain::uniform_and_storage_buffer_16bit,
       &FeatureChain::storage_buffer_8bit,  &FeatureChain::uniform_and_storage_buffer_8bit,
-      &FeatureChain::shader_float16,       &FeatureChain::shader_int8};
+      &FeatureChain::shader_float16,       &FeatureChain::shader_int8,
+      &FeatureChain::vulkan_memory_model,  &FeatureChain::cooperative_matrix_nv};
 
  private:
   void** tail = &core.pNext;
@@ -211,7 +220,9 @@ DeviceFeatures query_features(VkPhysicalDevice physical, const DeviceInfo& info)
           .shader_int8 = has(chain.shader_int8),
           .shader_int16 = core.shaderInt16 == VK_TRUE,
           .shader_int64 = core.shaderInt64 == VK_TRUE,
-          .shader_float64 = core.shaderFloat64 == VK_TRUE};
+          .shader_float64 = core.shaderFloat64 == VK_TRUE,
+          .vulkan_memory_model = has(chain.vulkan_memory_model),
+          .cooperative_matrix_nv = has(chain.cooperative_matrix_nv)};
 }
 
 DeviceInfo describe(VkPhysicalDevice physical, uint32_t index) {

@@ -259,6 +259,20 @@ TEST(CasesPerDtype, IntegerRampsCountThroughTheRangeAndWrapInsideIt) {
     EXPECT_EQ(i8.value(i), static_cast<double>(((i - 2048 + 128) % 256 + 256) % 256 - 128)) << i;
 }
 
+// 64x64 = 4096 elements count from -2048 as in f32; a longer f16 ramp would pass 65504 and turn to infinity,
+// so it repeats -2048..2047, every value exact.
+TEST(CasesPerDtype, AnF16RampStaysFiniteAndExact) {
+  const HostTensor f16 = make_case(one_dtype_spec("f16"), "ramp", 1).inputs[0];
+  for (int64_t i = 0; i < 4096; i += 97) EXPECT_EQ(f16.value(i), static_cast<double>(i - 2048)) << i;
+  nlohmann::json json = to_json(one_dtype_spec("f16"));
+  json["inputs"][0]["shape"] = {385, 385};
+  json["outputs"][0]["shape"] = {385, 385};
+  const HostTensor longer = make_case(parse_op_spec(json), "ramp", 1).inputs[0];
+  EXPECT_EQ(max_of(longer), 2047);
+  EXPECT_EQ(min_of(longer), -2048);
+  EXPECT_EQ(longer.value(4096 + 5), -2043);
+}
+
 TEST(CasesPerDtype, F16HoldsItsExtremesAndSubnormalsInTiny) {
   const auto cases = make_cases(one_dtype_spec("f16"), 8);
   const HostTensor& extremes = find_case(cases, "extremes").inputs[0];

@@ -257,17 +257,21 @@ std::string relu_with(const std::string& from, const std::string& to) {
   return source.replace(at, from.size(), to);
 }
 
-TEST_F(Evaluate, RejectsACapabilityTheRuntimeNeverEnables) {
-  // The Vulkan memory model is a real feature, but kernelgen's devices do not enable it: the kernel could not
-  // run in a wrapper.
+TEST_F(Evaluate, TheVulkanMemoryModelRunsWhereTheDeviceHasIt) {
+  // GL_NV_cooperative_matrix kernels declare the Vulkan memory model: the runtime enables it where the device
+  // has it, and a device without it rejects the kernel by name.
   const Verdict verdict = evaluate("relu", relu_with("#version 450\n", "#version 450\n#pragma use_vulkan_memory_model\n"));
-  EXPECT_EQ(verdict.status, Status::INTERFACE_MISMATCH) << describe(verdict);
-  EXPECT_THAT(verdict.reason, HasSubstr("declares the SPIR-V capability VulkanMemoryModel, which kernelgen's "
-                                        "runtime does not enable on any device"));
+  if (device_->info().features.vulkan_memory_model) {
+    EXPECT_TRUE(verdict.passed()) << describe(verdict);
+  } else {
+    EXPECT_EQ(verdict.status, Status::INTERFACE_MISMATCH) << describe(verdict);
+    EXPECT_THAT(verdict.reason, HasSubstr("declares the SPIR-V capability VulkanMemoryModel, which " +
+                                          device_->info().name + " does not support"));
+  }
 }
 
-// Capabilities against a device's features, on the reflected interface of the correct relu: cooperative
-// matrices are never enabled, subgroup arithmetic only where the device has it for compute shaders.
+// Capabilities against a device's features, on the reflected interface of the correct relu: NV cooperative
+// matrices and subgroup arithmetic only where the device has them, KHR cooperative matrices never.
 TEST_F(Evaluate, EveryDeclaredCapabilityMustBeOneTheDeviceHasAndTheRuntimeEnables) {
   KernelBinary binary;
   ASSERT_TRUE(evaluate("relu", read_file(kKernels + "/relu_vec4.comp"), &binary).passed());
@@ -284,7 +288,15 @@ TEST_F(Evaluate, EveryDeclaredCapabilityMustBeOneTheDeviceHasAndTheRuntimeEnable
               HasSubstr("declares the SPIR-V capability GroupNonUniformArithmetic, which " + device.name +
                         " does not support"));
 
-  for (const char* never : {"CooperativeMatrixNV", "CooperativeMatrixKHR", "StoragePushConstant16", "4711"}) {
+  interface.capabilities = {"Shader", "CooperativeMatrixNV"};
+  device.features.cooperative_matrix_nv = false;
+  EXPECT_THAT(interface_mismatch(spec, interface, device).value_or(""),
+              HasSubstr("declares the SPIR-V capability CooperativeMatrixNV, which " + device.name +
+                        " does not support"));
+  device.features.cooperative_matrix_nv = true;
+  EXPECT_FALSE(interface_mismatch(spec, interface, device));
+
+  for (const char* never : {"CooperativeMatrixKHR", "StoragePushConstant16", "4711"}) {
     interface.capabilities = {"Shader", never};
     EXPECT_THAT(interface_mismatch(spec, interface, device).value_or(""),
                 HasSubstr(std::string("capability ") + never + ", which kernelgen's runtime does not enable"));

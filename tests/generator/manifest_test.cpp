@@ -250,6 +250,21 @@ TEST_F(GeneratedDir, WritesTheThreeFiles) {
   EXPECT_EQ(parse_manifest(json::parse(read_file(dir / "manifest.json"))).spec_hash, hash);
 }
 
+// An op's variants are checked in under generated/<op>/variants/ on their own: rewriting the op's kernel keeps
+// them as they are, and leaves nothing else of the old directory.
+TEST_F(GeneratedDir, RewritingTheKernelKeepsTheVariantsAndDropsEverythingElse) {
+  write_generated(dir, kernel);
+  write_generated(dir / "variants" / "coopmat", kernel);
+  write_file_atomic(dir / "stray.txt", "left behind");
+  GeneratedKernel changed = kernel;
+  changed.source += "// changed\n";
+  write_generated(dir, changed);
+  EXPECT_EQ(read_file(dir / "kernel.comp"), changed.source);
+  EXPECT_EQ(read_file(dir / "variants" / "coopmat" / "kernel.comp"), kernel.source);
+  EXPECT_EQ(check_generated(dir / "variants" / "coopmat", hash, {}).state, StoreCheck::State::current);
+  EXPECT_FALSE(fs::exists(dir / "stray.txt"));
+}
+
 TEST_F(GeneratedDir, AFreshlyWrittenKernelIsCurrent) {
   write_generated(dir, kernel);
   const StoreCheck check = check_generated(dir, hash, {});

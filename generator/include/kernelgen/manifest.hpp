@@ -67,7 +67,7 @@ StoreCheck check_generated(const std::filesystem::path& directory, const std::st
                            OtherCompiler other_compiler = OtherCompiler::corrupt);
 
 // Replaces generated/<op>/ as a whole: the files are written to a sibling directory and swapped in with one
-// rename, so a crash leaves the old kernel or the new one, never a mix.
+// rename, so a crash leaves the old kernel or the new one, never a mix. The op's variants/ go along unchanged.
 void write_generated(const std::filesystem::path& directory, const GeneratedKernel& kernel);
 
 }  // namespace kernelgen

@@ -1,6 +1,7 @@
 #include "kernelgen/contract/op_spec.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <cctype>
 #include <climits>
 #include <nlohmann/json.hpp>
@@ -333,6 +334,19 @@ OpSpec parse_op_spec(const json& in) {
   spec.bytes = dims_expression(in, spec, "bytes", "BYTES");
   spec.kernel_path = string_or_empty(in, op, "kernel");
   spec.generated_dir = string_or_empty(in, op, "generated_dir");
+  if (in.contains("variants")) {
+    const json& variants = in.at("variants");
+    if (!variants.is_array()) reject(op, "variants", "must be an array of {name, kernel}");
+    for (const json& variant : variants) {
+      if (!variant.is_object()) reject(op, "variants", "each must be an object with name and kernel");
+      VariantSpec parsed{identifier(variant.value("name", json()), op, "variants.name"),
+                         string_or_empty(variant, op, "kernel")};
+      if (parsed.kernel_path.empty()) reject(op, "variants." + parsed.name, "needs a kernel file");
+      for (const VariantSpec& earlier : spec.variants)
+        if (earlier.name == parsed.name) reject(op, "variants." + parsed.name, "is declared twice");
+      spec.variants.push_back(parsed);
+    }
+  }
   if (in.contains("search")) {
     const json& search = in.at("search");
     if (!search.is_object()) reject(op, "search", "must be an object");
@@ -420,7 +434,16 @@ json to_json(const OpSpec& spec) {
                 {"model", spec.search.model},
                 {"budget_usd", spec.search.budget_usd}}}};
   if (spec.tolerance) out["tolerance"] = tolerance_json(*spec.tolerance);
+  if (!spec.variants.empty()) {
+    out["variants"] = json::array();
+    for (const VariantSpec& variant : spec.variants)
+      out["variants"].push_back({{"name", variant.name}, {"kernel", variant.kernel_path}});
+  }
   return out;
+}
+
+std::string OpSpec::variant_dir(const VariantSpec& variant) const {
+  return (std::filesystem::path(generated_dir) / "variants" / variant.name).string();
 }
 
 std::string spec_hash(const OpSpec& spec, const std::string& reference_text, const std::string& prompt_version) {

@@ -39,8 +39,8 @@ double checkerboard_sign(const Pattern& p, int64_t i) {
   return (row + column) % 2 ? -1.0 : 1.0;
 }
 
-// `tiniest` and `smallest_normal`: the dtype's smallest subnormal and normal values.
-double float_value(const Pattern& p, int64_t i, int64_t count, double tiniest, double smallest_normal,
+// `half`: the dtype is 16 bits wide; `tiniest` and `smallest_normal`: its smallest subnormal and normal values.
+double float_value(const Pattern& p, int64_t i, int64_t count, bool half, double tiniest, double smallest_normal,
                    std::mt19937_64& rng) {
   const std::string& kind = p.kind;
   if (kind == "uniform") return std::uniform_real_distribution<float>(-1.0f, 1.0f)(rng);
@@ -78,7 +78,9 @@ double float_value(const Pattern& p, int64_t i, int64_t count, double tiniest, d
     }
     return std::normal_distribution<double>(0.0, 1.0)(rng);
   }
-  // ramp: every element distinct and exact in f32, negative half first.
+  // ramp: consecutive integers, negative half first: every element distinct and exact in f32. f16 holds the
+  // integers exactly up to 2048 and overflows past 65504, so a longer f16 ramp repeats -2048..2047.
+  if (half && count > 4096) return static_cast<double>(i % 4096 - 2048);
   return static_cast<double>(i - count / 2);
 }
 
@@ -142,7 +144,7 @@ HostTensor fill(const std::string& kind, const TensorSpec& tensor, const DimValu
                                         : 0;
   for (int64_t i = 0; i < count; ++i) {
     const double value = tensor.index_of ? index_value(pattern, i, bound, rng)
-                         : is_float      ? float_value(pattern, i, count, tiniest, smallest_normal, rng)
+                         : is_float      ? float_value(pattern, i, count, half, tiniest, smallest_normal, rng)
                                          : integer_value(pattern, i, count, low, high, rng);
     values.set(i, value);
   }

@@ -53,6 +53,8 @@ std::string case_line(const CaseResult& c, const std::string& label) {
   std::string text = "  " + std::string(c.passed() ? "ok  " : "FAIL") + " " + label;
   if (c.comparison.elements > 0)
     text += format("  max abs err %.3g, max rel err %.3g", c.comparison.max_abs_error, c.comparison.max_rel_error);
+  if (c.comparison.unbounded)
+    text += " (" + std::to_string(c.comparison.unbounded) + " elements whose terms overflow the dtype: finiteness only)";
   if (!c.passed()) text += "  [" + std::string(status_name(c.status)) + "] " + c.detail;
   return text + "\n";
 }

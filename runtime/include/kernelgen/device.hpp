@@ -76,6 +76,10 @@ struct DeviceFeatures {
   bool shader_int16 = false;
   bool shader_int64 = false;
   bool shader_float64 = false;
+  // VkPhysicalDeviceVulkan12Features::vulkanMemoryModel, which GL_NV_cooperative_matrix kernels declare, and
+  // VkPhysicalDeviceCooperativeMatrixFeaturesNV::cooperativeMatrix (VK_NV_cooperative_matrix): tensor cores.
+  bool vulkan_memory_model = false;
+  bool cooperative_matrix_nv = false;
 };
 
 struct DeviceInfo {

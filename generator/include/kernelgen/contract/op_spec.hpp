@@ -62,6 +62,14 @@ struct SearchSettings {
   double budget_usd = 0;  // 0: no budget
 };
 
+// VARIANTS name=file.comp: a kernel for devices with what others lack (cooperative matrices), checked in under
+// generated/<op>/variants/<name>/ and validated on the validation devices that can run it; the wrapper runs the
+// first variant its device can run, else the op's portable kernel.
+struct VariantSpec {
+  std::string name;
+  std::string kernel_path;  // absolute
+};
+
 // One kernelgen_add_op() declaration: written by CMake into the build tree as spec.json.
 struct OpSpec {
   std::string name;
@@ -76,6 +84,7 @@ struct OpSpec {
   std::string bytes;                   // BYTES: the same; empty: every tensor read or written once
   std::string kernel_path;             // KERNEL: a hand-written candidate, absolute, or empty
   std::string generated_dir;           // where generated/<op>/ lives in the source tree
+  std::vector<VariantSpec> variants;   // in order of preference
   SearchSettings search;
 
   // Bindings in contract order: inputs, then outputs.
@@ -90,6 +99,8 @@ struct OpSpec {
   // The dims benchmarked and timed: BENCH_DIMS, else the largest of each DIMS. On a CPU device, CPU_BENCH_DIMS
   // where declared.
   DimValues bench_dims(bool cpu_device = false) const;
+  // Where a variant is checked in: generated/<op>/variants/<name>.
+  std::string variant_dir(const VariantSpec& variant) const;
 };
 
 // Parses and checks a spec; throws std::invalid_argument naming the field and what is wrong.

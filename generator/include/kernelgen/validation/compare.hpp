@@ -15,7 +15,10 @@ namespace kernelgen {
 // reduction's rounding error grows with its terms, not with its result (a sum that cancels to 0 is still off by
 // eps times what it added up); with m per element, an error on the largest elements cannot hide behind them.
 // NaN must meet NaN, and an infinity the same infinity; under NanRule::free_where_reference_is_nan an element
-// whose reference is NaN takes any value (GLSL leaves min/max/clamp of a NaN undefined).
+// whose reference is NaN takes any value (GLSL leaves min/max/clamp of a NaN undefined). An infinite magnitude
+// means the terms overflowed the output's dtype (reference_magnitudes turns the infinities that non-finite inputs
+// cause into NaN, which leaves |ref| alone): such an element has no bound in that dtype, and only NaN against a
+// number and opposite infinities fail there; `unbounded` counts them. A NaN magnitude is ignored.
 struct Comparison {
   int64_t elements = 0;
   int64_t mismatches = 0;
@@ -25,6 +28,7 @@ struct Comparison {
   double allowed_at_first = 0;  // the error that element was allowed
   double max_abs_error = 0;
   double max_rel_error = 0;
+  int64_t unbounded = 0;  // elements whose terms overflowed the dtype: only NaN and opposite infinities fail
   bool passed() const { return mismatches == 0; }
 };
 
