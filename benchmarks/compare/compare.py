@@ -28,11 +28,13 @@ import torch_ops  # noqa: E402
 RUNS = 31
 
 
-def kernelgen_time(build, op):
-    """(median us, bytes/s, FLOP/s, label) of BM_<op>_gpu, read from Google Benchmark's JSON output."""
+def kernelgen_time(build, op, variant=None):
+    """(median us, bytes/s, FLOP/s, label) of BM_<op>_gpu, read from Google Benchmark's JSON output; with
+    variant "none", of the op's own kernel where the device would run a variant (KERNELGEN_VARIANT)."""
     binary = build / "ops" / op / f"bench_kernelgen_{op}"
+    env = dict(os.environ, KERNELGEN_VARIANT=variant) if variant else None
     result = subprocess.run([str(binary), "--benchmark_filter=_gpu", "--benchmark_format=json"],
-                            capture_output=True, text=True, check=True)
+                            capture_output=True, text=True, check=True, env=env)
     entry = json.loads(result.stdout)["benchmarks"][0]
     scale = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}[entry["time_unit"]]
     return entry["real_time"] * scale, entry.get("bytes_per_second", 0.0), entry.get("FLOP/s", 0.0), entry["label"]
@@ -85,22 +87,29 @@ def main():
         dims = torch_ops.bench_dims(spec)
         size = " ".join(f"{k}={v}" for k, v in dims.items()) or "x".join(
             str(e) for e in spec["inputs"][0]["shape"])
-        try:
-            ours_us, bytes_per_s, flop_per_s, _ = kernelgen_time(args.build, op)
-        except (subprocess.CalledProcessError, KeyError, IndexError, json.JSONDecodeError) as failure:
-            print(f"| {op} | {size} | failed: {failure} | | | | | |")
-            continue
-        inputs = torch_ops.make_inputs(spec, dims, "cuda")
-        call = torch_ops.op_callable(op, spec, inputs)
-        theirs_us = torch_time(call, flush_bytes) if call else float("nan")
-        del inputs
-        torch.cuda.empty_cache()
-        gbps, gflops = bytes_per_s / 1e9, flop_per_s / 1e9
-        peak = ""
-        if peaks:
-            peak = f"{100 * max(gbps / peaks['gbytes_per_second'], gflops / peaks['gflops']):.1f}%"
-        print(f"| {op} | {size} | {ours_us:.1f} | {theirs_us:.1f} | {gbps:.0f} | {gflops:.0f} | {peak} | "
-              f"{theirs_us / ours_us:.2f} |", flush=True)
+        # An op with VARIANTS: the kernel this GPU runs (named by the benchmark's label), then its own kernel.
+        runs = [(op, None)]
+        if spec.get("variants"):
+            runs.append((f"{op} (portable kernel)", "none"))
+        for label, variant in runs:
+            try:
+                ours_us, bytes_per_s, flop_per_s, bench_label = kernelgen_time(args.build, op, variant)
+            except (subprocess.CalledProcessError, KeyError, IndexError, json.JSONDecodeError) as failure:
+                print(f"| {label} | {size} | failed: {failure} | | | | | |")
+                continue
+            if variant is None and "variant " in bench_label:
+                label = f"{op} ({bench_label.split('variant ')[1].split(',')[0]})"
+            inputs = torch_ops.make_inputs(spec, dims, "cuda")
+            call = torch_ops.op_callable(op, spec, inputs)
+            theirs_us = torch_time(call, flush_bytes) if call else float("nan")
+            del inputs
+            torch.cuda.empty_cache()
+            gbps, gflops = bytes_per_s / 1e9, flop_per_s / 1e9
+            peak = ""
+            if peaks:
+                peak = f"{100 * max(gbps / peaks['gbytes_per_second'], gflops / peaks['gflops']):.1f}%"
+            print(f"| {label} | {size} | {ours_us:.1f} | {theirs_us:.1f} | {gbps:.0f} | {gflops:.0f} | {peak} | "
+                  f"{theirs_us / ours_us:.2f} |", flush=True)
 
 
 if __name__ == "__main__":
