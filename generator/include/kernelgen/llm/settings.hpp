@@ -30,9 +30,8 @@ struct SettingSources {
 ProviderSettings resolve_settings(const std::string& model, const SettingSources& sources);
 
 // Whether a setting holds a secret: a provider key, OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or any
-// other *_API_KEY.
-// Secrets come from the environment or .env alone, never from a command line (which any user may read in the
-// process list), and no validation worker inherits them.
+// other *_API_KEY. Secrets come from the environment or .env alone, never from a command line (which any user
+// may read in the process list), and no validation worker inherits them.
 bool is_secret_setting(std::string_view name);
 
 // The process environment, for SettingSources::environment.
