@@ -247,13 +247,13 @@ endfunction()
 # never among them: CMake stores its arguments in CMakeCache.txt, and a key must not land in a file.
 function(_kernelgen_tool_settings out)
   set(flags "")
-  foreach(setting KERNELGEN_MODEL OPENAI_BASE_URL ANTHROPIC_BASE_URL KERNELGEN_TOKEN_BUDGET KERNELGEN_OPT_ROUNDS KERNELGEN_MAX_OUTPUT_TOKENS
+  foreach(setting KERNELGEN_MODEL OPENAI_BASE_URL ANTHROPIC_BASE_URL GEMINI_BASE_URL KERNELGEN_TOKEN_BUDGET KERNELGEN_OPT_ROUNDS KERNELGEN_MAX_OUTPUT_TOKENS
                   KERNELGEN_TIMEOUT_S KERNELGEN_VALIDATION_TIMEOUT_S)
     if(NOT "${${setting}}" STREQUAL "")
       list(APPEND flags --set "${setting}=${${setting}}")
     endif()
   endforeach()
-  foreach(secret OPENAI_API_KEY ANTHROPIC_API_KEY)
+  foreach(secret OPENAI_API_KEY ANTHROPIC_API_KEY GEMINI_API_KEY)
     if(DEFINED CACHE{${secret}})
       message(WARNING "kernelgen ignores -D${secret}: CMake keeps it in CMakeCache.txt. Remove it from the cache "
                       "(cmake -U ${secret}) and set it in the environment or a .env file instead.")
@@ -571,9 +571,9 @@ function(kernelgen_add_op name)
     endif()
   endforeach()
   if(DEFINED KG_MODEL)
-    if(NOT KG_MODEL MATCHES "^(openai|anthropic|replay)/[^ ]+$")
-      _kernelgen_fail("${where}" MODEL "'${KG_MODEL}' is not provider/model"
-        "write e.g. MODEL openai/gpt-4o or anthropic/claude-sonnet-4-5 (providers: openai, anthropic, replay)")
+    if(NOT KG_MODEL MATCHES "^(openai|anthropic|gemini|replay)/[^ ]+$")
+      _kernelgen_fail("${where}" MODEL "'${KG_MODEL}' is not provider/model with a provider kernelgen knows"
+        "write e.g. MODEL openai/gpt-4o, anthropic/claude-sonnet-4-5 or gemini/gemini-2.5-flash (providers: openai, anthropic, gemini, replay; a local OpenAI-compatible server is openai/<model> with OPENAI_BASE_URL)")
     endif()
     list(APPEND search_json "\"model\":\"${KG_MODEL}\"")
   endif()

@@ -20,6 +20,7 @@
 #include "kernelgen/files.hpp"
 #include "kernelgen/hash.hpp"
 #include "kernelgen/llm/cassette.hpp"
+#include "kernelgen/llm/providers.hpp"
 #include "kernelgen/llm/settings.hpp"
 #include "kernelgen/manifest.hpp"
 #include "kernelgen/optimise/device_peaks.hpp"
@@ -147,8 +148,9 @@ std::optional<llm::ProviderSettings> provider_for(const OpSpec& spec, const Buil
     throw std::runtime_error("KERNELGEN_OFFLINE=ON forbids asking " + *model + " for op '" + spec.name + "'");
   if (sources.get("KERNELGEN_RECORD").value_or("0") != "0") {
     if (options.cassette_dir.empty()) throw std::invalid_argument("KERNELGEN_RECORD=1 needs KERNELGEN_CASSETTE_DIR");
-    client.transport = llm::recording_transport(llm::curl_post, cassette, settings.provider,
-                                                settings.provider + "/" + settings.model);
+    client.transport =
+        llm::recording_transport(llm::curl_post, cassette, llm::wire_format_of(settings.provider),
+                                 settings.provider + "/" + settings.model);
   }
   return settings;
 }

@@ -96,7 +96,8 @@ TEST_F(BuildOp, AnApiKeyGivenWithSetIsRefusedBeforeAnythingIsRead) {
   // Not a spec at all: reading it would be a different error.
   const fs::path not_a_spec = dir_.path() / "not_a_spec.json";
   write_file_atomic(not_a_spec, "{");
-  for (const std::string name : {"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "MISTRAL_API_KEY"}) {
+  for (const std::string name :
+       {"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "MISTRAL_API_KEY"}) {
     SCOPED_TRACE(name);
     std::string output;
     EXPECT_EQ(

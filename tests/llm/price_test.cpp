@@ -45,10 +45,19 @@ TEST(Price, ReasoningTokensArePaidAsPartOfCompletionTokens) {
   EXPECT_NEAR(*cost_usd(prices, "openai/o3", usage), (1000 * 2.0 + 3000 * 8.0) / 1e6, 1e-12);
 }
 
-TEST(Price, ShippedTableCoversBothProviders) {
+TEST(Price, ShippedTableCoversEveryProvider) {
   const PriceTable prices = shipped_prices();
   EXPECT_TRUE(prices.count("openai/gpt-4o-mini"));
   EXPECT_TRUE(prices.count("anthropic/claude-sonnet-4-5"));
+  EXPECT_TRUE(prices.count("gemini/gemini-2.5-flash"));
+}
+
+TEST(Price, GeminiIsPricedUnderTheModelStringAUserWrites) {
+  llm::Usage usage;
+  usage.prompt_tokens = 1'000'000;
+  usage.completion_tokens = 1'000'000;
+  // gemini-2.5-flash: $0.30 in, $2.50 out per million tokens.
+  EXPECT_NEAR(*cost_usd(shipped_prices(), "gemini/gemini-2.5-flash", usage), 0.30 + 2.50, 1e-9);
 }
 
 TEST(Price, UnknownModelHasUnknownCost) {

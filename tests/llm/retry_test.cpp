@@ -84,6 +84,44 @@ TEST(Retry, HonoursRetryAfterAsAnHttpDate) {
   EXPECT_NEAR(*delay, 30.0, 2.0) << date;
 }
 
+// Gemini answers a 429 with no retry-after header: the wait is a google.rpc.RetryInfo in the error body,
+// which its OpenAI-compatible endpoint sends as a list.
+std::string gemini_rate_limit(const std::string& retry_delay) {
+  return R"([{"error": {"code": 429, "message": "You exceeded your current quota, please check your plan and billing details.",
+      "status": "RESOURCE_EXHAUSTED",
+      "details": [{"@type": "type.googleapis.com/google.rpc.QuotaFailure",
+                   "violations": [{"quotaMetric": "generativelanguage.googleapis.com/generate_content_free_tier_requests",
+                                   "quotaId": "GenerateRequestsPerMinutePerProjectPerModel-FreeTier"}]},
+                  {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": ")" +
+         retry_delay + R"("}]}}])";
+}
+
+TEST(Retry, HonoursGeminisRetryInfoInTheErrorBody) {
+  // Its message reads like OpenAI's exhausted quota, but it is a per-minute limit: retried.
+  EXPECT_TRUE(is_retryable(response(429, {}, gemini_rate_limit("38s"))));
+  EXPECT_DOUBLE_EQ(*retry_delay(response(429, {}, gemini_rate_limit("38s")), 0, kPolicy, 0.5), 38.0);
+  EXPECT_DOUBLE_EQ(*retry_delay(response(429, {}, gemini_rate_limit("45.837906927s")), 1, kPolicy, 0),
+                   45.837906927);
+}
+
+TEST(Retry, AHeaderWinsOverTheBodysRetryInfo) {
+  EXPECT_DOUBLE_EQ(
+      *retry_delay(response(429, {{"retry-after", "2"}}, gemini_rate_limit("38s")), 0, kPolicy, 0), 2.0);
+}
+
+TEST(Retry, RetryInfoBeyond120SecondsOrUnreadableFallsBackToBackoff) {
+  EXPECT_DOUBLE_EQ(*retry_delay(response(429, {}, gemini_rate_limit("3600s")), 0, kPolicy, 0), 0.5);
+  EXPECT_DOUBLE_EQ(*retry_delay(response(429, {}, gemini_rate_limit("soon")), 0, kPolicy, 0), 0.5);
+  EXPECT_DOUBLE_EQ(*retry_delay(response(429, {}, gemini_rate_limit("38")), 0, kPolicy, 0), 0.5);
+}
+
+TEST(Retry, GeminisResourceExhaustedIsARateLimitNotAnExhaustedQuota) {
+  const std::string bare =
+      R"([{"error": {"code": 429, "message": "Resource has been exhausted (e.g. check quota).", "status": "RESOURCE_EXHAUSTED"}}])";
+  EXPECT_TRUE(is_retryable(response(429, {}, bare)));
+  EXPECT_DOUBLE_EQ(*retry_delay(response(429, {}, bare), 1, kPolicy, 0), 1.0);
+}
+
 TEST(Retry, IgnoresServerWaitsBeyond120SecondsAndFallsBackToBackoff) {
   EXPECT_DOUBLE_EQ(*retry_delay(response(429, {{"retry-after", "121"}}), 0, kPolicy, 0), 0.5);
   EXPECT_DOUBLE_EQ(*retry_delay(response(429, {{"retry-after-ms", "600000"}}), 0, kPolicy, 0), 0.5);

@@ -122,6 +122,34 @@ TEST(Settings, MissingAnthropicKeyNamesAnthropicApiKey) {
               AllOf(HasSubstr("ANTHROPIC_API_KEY"), Not(HasSubstr("sk-openai-secret"))));
 }
 
+TEST(Settings, GeminiModelReadsTheGeminiKeyAndNeedsNoBaseUrl) {
+  SettingSources sources;
+  sources.environment = environment({{"GEMINI_API_KEY", "gemini-key"}, {"OPENAI_API_KEY", "sk-openai"}});
+  const ProviderSettings settings = resolve_settings("gemini/gemini-2.5-flash", sources);
+  EXPECT_EQ(settings.provider, "gemini");
+  EXPECT_EQ(settings.model, "gemini-2.5-flash");
+  EXPECT_EQ(settings.api_key, "gemini-key");
+  EXPECT_EQ(settings.base_url, "");
+}
+
+TEST(Settings, MissingGeminiKeyNamesGeminiApiKeyEvenWithAnotherProvidersKey) {
+  SettingSources sources;
+  sources.environment = environment({{"OPENAI_API_KEY", "sk-openai-secret"}});
+  EXPECT_THAT(
+      resolve_error("gemini/gemini-2.5-pro", sources),
+      AllOf(HasSubstr("gemini/gemini-2.5-pro needs GEMINI_API_KEY"), Not(HasSubstr("sk-openai-secret"))));
+  sources.environment =
+      environment({{"GEMINI_BASE_URL", "https://generativelanguage.googleapis.com/v1beta/openai/"}});
+  EXPECT_THAT(resolve_error("gemini/gemini-2.5-pro", sources), HasSubstr("GEMINI_API_KEY"));
+}
+
+TEST(Settings, GeminiBaseUrlElsewhereNeedsNoKey) {
+  SettingSources sources;
+  sources.environment = environment({{"GEMINI_BASE_URL", "http://127.0.0.1:8080/v1beta/openai/"}});
+  EXPECT_EQ(resolve_settings("gemini/gemini-2.5-flash", sources).base_url,
+            "http://127.0.0.1:8080/v1beta/openai/");
+}
+
 TEST(Settings, LocalBaseUrlNeedsNoKey) {
   SettingSources sources;
   sources.environment = environment({{"OPENAI_BASE_URL", "http://localhost:11434/v1"}});
@@ -161,6 +189,10 @@ TEST(Settings, KeyOverPlainHttpToAnotherHostIsRefusedNamingTheUrlSettingAndTheFi
   EXPECT_THAT(
       resolve_error("anthropic/claude-sonnet-4-5", key_and_url("ANTHROPIC", "http://gateway.example.com")),
       AllOf(HasSubstr("ANTHROPIC_BASE_URL=http://gateway.example.com"), HasSubstr("ANTHROPIC_API_KEY")));
+  EXPECT_THAT(resolve_error("gemini/gemini-2.5-flash",
+                            key_and_url("GEMINI", "http://gateway.example.com/v1beta/openai")),
+              AllOf(HasSubstr("GEMINI_BASE_URL=http://gateway.example.com/v1beta/openai"),
+                    HasSubstr("GEMINI_API_KEY unencrypted"), Not(HasSubstr("sk-wire-SECRET"))));
 }
 
 // libcurl sends a URL without a scheme over plain http.
@@ -189,17 +221,17 @@ TEST(Settings, PlainHttpWithoutAKeyIsAllowedAnywhere) {
 }
 
 TEST(Settings, EveryApiKeyIsASecretAndNothingElse) {
-  for (const char* name : {"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "MISTRAL_API_KEY"})
+  for (const char* name : {"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "MISTRAL_API_KEY"})
     EXPECT_TRUE(is_secret_setting(name)) << name;
-  for (const char* name : {"OPENAI_BASE_URL", "KERNELGEN_MODEL", "KERNELGEN_ALLOW_INSECURE_HTTP",
-                           "API_KEY_FILE", "_API_KEY_HINT"})
+  for (const char* name : {"OPENAI_BASE_URL", "GEMINI_BASE_URL", "KERNELGEN_MODEL",
+                           "KERNELGEN_ALLOW_INSECURE_HTTP", "API_KEY_FILE", "_API_KEY_HINT"})
     EXPECT_FALSE(is_secret_setting(name)) << name;
 }
 
-TEST(Settings, UnknownProviderIsAnErrorListingTheKnownOnes) {
-  EXPECT_THAT(resolve_error("gemini/gemini-2.5-pro", {}),
-              AllOf(HasSubstr("unknown provider 'gemini'"), HasSubstr("openai"), HasSubstr("anthropic"),
-                    HasSubstr("replay")));
+TEST(Settings, UnknownProviderIsAnErrorListingTheKnownOnesAndTheLocalServerRoute) {
+  EXPECT_THAT(resolve_error("ollama/qwen2.5-coder", {}),
+              AllOf(HasSubstr("unknown provider 'ollama'"), HasSubstr("openai, anthropic, gemini and replay"),
+                    HasSubstr("openai/<model> with OPENAI_BASE_URL")));
 }
 
 TEST(Settings, ModelWithoutProviderIsAnError) {

@@ -56,6 +56,7 @@ FakeLlmServer::FakeLlmServer() : server_(std::make_unique<httplib::Server>()) {
     response.set_content(answer.body, "application/json");
   };
   server_->Post("/v1/chat/completions", route);
+  server_->Post("/v1beta/openai/chat/completions", route);
   server_->Post("/v1/messages", route);
   int listening = -1;
   server_->set_socket_options([&listening](socket_t socket) {
@@ -82,8 +83,12 @@ FakeLlmServer::~FakeLlmServer() {
   thread_.join();
 }
 
+std::string FakeLlmServer::origin() const {
+  return "http://127.0.0.1:" + std::to_string(port_);
+}
+
 std::string FakeLlmServer::base_url() const {
-  return "http://127.0.0.1:" + std::to_string(port_) + "/v1";
+  return origin() + "/v1";
 }
 
 void FakeLlmServer::enqueue(ScriptedResponse response) {

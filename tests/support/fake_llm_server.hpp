@@ -1,7 +1,8 @@
 #pragma once
 // A fake LLM API on 127.0.0.1 for tests and benchmarks: it speaks OpenAI Chat Completions
-// (POST /v1/chat/completions) and Anthropic Messages (POST /v1/messages) over real HTTP on an ephemeral port,
-// answers from a script, and keeps every request it received for the test to inspect.
+// (POST /v1/chat/completions, and at Gemini's path POST /v1beta/openai/chat/completions) and Anthropic
+// Messages (POST /v1/messages) over real HTTP on an ephemeral port, answers from a script, and keeps every
+// request it received for the test to inspect.
 //
 //   FakeLlmServer server;
 //   server.enqueue(openai_reply("```glsl\n...\n```"));
@@ -63,6 +64,8 @@ class FakeLlmServer {
   FakeLlmServer& operator=(const FakeLlmServer&) = delete;
 
   int port() const { return port_; }
+  // http://127.0.0.1:<port>
+  std::string origin() const;
   // http://127.0.0.1:<port>/v1: an OPENAI_BASE_URL, and an ANTHROPIC_BASE_URL as well.
   std::string base_url() const;
 

@@ -54,7 +54,7 @@ Completion complete(const ProviderSettings& settings, const Prompt& prompt, cons
         return replay && found != response.headers.end() ? found->second : fallback;
       };
       const std::string wire_format =
-          from_replay("x-kernelgen-wire-format", settings.provider == "anthropic" ? "anthropic" : "openai");
+          from_replay("x-kernelgen-wire-format", wire_format_of(settings.provider));
       Completion completion;
       try {
         completion = parse_response(wire_format, response.body);

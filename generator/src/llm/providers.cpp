@@ -2,9 +2,33 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kernelgen/llm/error_body.hpp"
+
 namespace kernelgen::llm {
 
 using nlohmann::json;
+
+namespace {
+
+constexpr KnownProvider kProviders[] = {
+    {"openai", "OPENAI", "https://api.openai.com/v1", "openai"},
+    {"anthropic", "ANTHROPIC", "https://api.anthropic.com", "anthropic"},
+    // Google's OpenAI-compatible endpoint: Chat Completions, with the Gemini API key as the bearer token.
+    {"gemini", "GEMINI", "https://generativelanguage.googleapis.com/v1beta/openai", "openai"},
+};
+
+}  // namespace
+
+const KnownProvider* find_provider(std::string_view name) {
+  for (const KnownProvider& provider : kProviders)
+    if (provider.name == name) return &provider;
+  return nullptr;
+}
+
+std::string wire_format_of(const std::string& provider) {
+  const KnownProvider* known = find_provider(provider);
+  return std::string(known ? known->wire_format : "openai");
+}
 
 bool is_reasoning_model(const std::string& model) {
   const std::string name = model.substr(model.find_last_of('/') + 1);
@@ -20,6 +44,13 @@ std::string trim_slash(std::string url) {
   return url;
 }
 
+// The settings' base URL, else the provider's own API.
+std::string base_url_of(const ProviderSettings& s) {
+  if (!s.base_url.empty()) return trim_slash(s.base_url);
+  const KnownProvider* known = find_provider(s.provider);
+  return std::string(known ? known->default_base_url : find_provider("openai")->default_base_url);
+}
+
 HttpRequest openai_request(const ProviderSettings& s, const Prompt& prompt) {
   json body = {{"model", s.model},
                {"messages", json::array({{{"role", "system"}, {"content", prompt.system}},
@@ -31,7 +62,7 @@ HttpRequest openai_request(const ProviderSettings& s, const Prompt& prompt) {
     body["temperature"] = s.temperature;
   }
   HttpRequest request;
-  request.url = trim_slash(s.base_url.empty() ? "https://api.openai.com/v1" : s.base_url) + "/chat/completions";
+  request.url = base_url_of(s) + "/chat/completions";
   request.headers = {{"Content-Type", "application/json"}};
   if (!s.api_key.empty()) request.headers.push_back({"Authorization", "Bearer " + s.api_key});
   request.body = body.dump();
@@ -45,7 +76,7 @@ HttpRequest anthropic_request(const ProviderSettings& s, const Prompt& prompt) {
                      {"system", prompt.system},
                      {"messages", json::array({{{"role", "user"}, {"content", prompt.user}}})}};
   HttpRequest request;
-  std::string base = trim_slash(s.base_url.empty() ? "https://api.anthropic.com" : s.base_url);
+  std::string base = base_url_of(s);
   if (base.size() < 3 || base.substr(base.size() - 3) != "/v1") base += "/v1";
   request.url = base + "/messages";
   request.headers = {{"Content-Type", "application/json"}, {"anthropic-version", "2023-06-01"}};
@@ -78,8 +109,16 @@ Completion parse_openai(const json& body) {
     const json& usage = body["usage"];
     completion.usage.prompt_tokens = count(usage, "prompt_tokens");
     completion.usage.completion_tokens = count(usage, "completion_tokens");
-    if (usage.contains("completion_tokens_details"))
+    if (usage.contains("completion_tokens_details")) {
       completion.usage.reasoning_tokens = count(usage["completion_tokens_details"], "reasoning_tokens");
+    } else if (const int64_t unreported = count(usage, "total_tokens") - completion.usage.prompt_tokens -
+                                          completion.usage.completion_tokens;
+               unreported > 0) {
+      // Gemini's OpenAI-compatible endpoint leaves its thinking tokens out of completion_tokens and reports
+      // them only in total_tokens. They are billed as output, so they count as the completion's reasoning.
+      completion.usage.reasoning_tokens = unreported;
+      completion.usage.completion_tokens += unreported;
+    }
   }
   completion.model = body.value("model", json("")).is_string() ? body.value("model", "") : "";
   return completion;
@@ -109,8 +148,8 @@ Completion parse_anthropic(const json& body) {
 }  // namespace
 
 HttpRequest build_request(const ProviderSettings& settings, const Prompt& prompt) {
-  HttpRequest request = settings.provider == "anthropic" ? anthropic_request(settings, prompt)
-                                                         : openai_request(settings, prompt);
+  HttpRequest request = wire_format_of(settings.provider) == "anthropic" ? anthropic_request(settings, prompt)
+                                                                         : openai_request(settings, prompt);
   request.connect_timeout_s = settings.connect_timeout_s;
   request.total_timeout_s = settings.total_timeout_s;
   return request;
@@ -125,13 +164,10 @@ Completion parse_response(const std::string& wire_format, const std::string& bod
 }
 
 std::string server_message(const std::string& body) {
-  const json parsed = json::parse(body, nullptr, false);
-  if (!parsed.is_discarded() && parsed.is_object() && parsed.contains("error")) {
-    const json& error = parsed["error"];
-    if (error.is_object() && error.contains("message") && error["message"].is_string())
-      return error["message"].get<std::string>();
-    if (error.is_string()) return error.get<std::string>();
-  }
+  const json error = error_object(body);
+  if (error.is_object() && error.contains("message") && error["message"].is_string())
+    return error["message"].get<std::string>();
+  if (error.is_string()) return error.get<std::string>();
   return body.size() > 300 ? body.substr(0, 300) + "..." : body;
 }
 

@@ -7,6 +7,8 @@
 #include <ctime>
 #include <nlohmann/json.hpp>
 
+#include "kernelgen/llm/error_body.hpp"
+
 namespace kernelgen::llm {
 
 namespace {
@@ -24,7 +26,23 @@ std::optional<double> number(const std::string& text) {
   return value;
 }
 
-// The server's wait, in seconds: retry-after-ms, then retry-after as seconds or as an HTTP date.
+// Gemini's wait: the retryDelay of a google.rpc.RetryInfo among the error's details, a protobuf duration in
+// seconds ("38s", "45.837906927s").
+std::optional<double> retry_info_delay(const nlohmann::json& error) {
+  if (!error.is_object() || !error.contains("details") || !error["details"].is_array()) return std::nullopt;
+  for (const auto& detail : error["details"]) {
+    if (!detail.is_object() || !detail.contains("@type") || !detail["@type"].is_string() ||
+        !detail["@type"].get<std::string>().ends_with("google.rpc.RetryInfo") ||
+        !detail.contains("retryDelay") || !detail["retryDelay"].is_string())
+      continue;
+    const std::string delay = detail["retryDelay"].get<std::string>();
+    if (delay.ends_with("s")) return number(delay.substr(0, delay.size() - 1));
+  }
+  return std::nullopt;
+}
+
+// The server's wait, in seconds: retry-after-ms, then retry-after as seconds or as an HTTP date, then the
+// error body's RetryInfo.
 std::optional<double> server_wait(const HttpResponse& response) {
   if (auto ms = header(response, "retry-after-ms"))
     if (auto value = number(*ms)) return *value / 1000.0;
@@ -33,13 +51,11 @@ std::optional<double> server_wait(const HttpResponse& response) {
     const time_t when = curl_getdate(after->c_str(), nullptr);
     if (when != -1) return std::difftime(when, std::time(nullptr));
   }
-  return std::nullopt;
+  return retry_info_delay(error_object(response.body));
 }
 
 bool insufficient_quota(const HttpResponse& response) {
-  const auto body = nlohmann::json::parse(response.body, nullptr, false);
-  if (body.is_discarded() || !body.is_object() || !body.contains("error")) return false;
-  const auto& error = body["error"];
+  const auto error = error_object(response.body);
   return error.is_object() && ((error.contains("code") && error["code"] == "insufficient_quota") ||
                                (error.contains("type") && error["type"] == "insufficient_quota"));
 }

@@ -11,6 +11,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "kernelgen/llm/providers.hpp"
+
 namespace kernelgen::llm {
 
 std::map<std::string, std::string> parse_dotenv(const std::string& text) {
@@ -126,14 +128,22 @@ void require_key_encrypted_on_the_wire(const std::string& prefix, const Provider
       "http anyway, set KERNELGEN_ALLOW_INSECURE_HTTP=1 in the environment or .env");
 }
 
+// Whether the base URL is the provider's own API (unset, or on its host), which needs a key; any other
+// server, such as a local OpenAI-compatible one (Ollama, vLLM, llama.cpp server), may need none.
+bool is_providers_own_api(const std::string& base_url, const KnownProvider& provider) {
+  if (base_url.empty()) return true;
+  const auto url = url_parts(base_url), own = url_parts(std::string(provider.default_base_url));
+  return url && own && url->host == own->host;
+}
+
 }  // namespace
 
 ProviderSettings resolve_settings(const std::string& model, const SettingSources& sources) {
   const size_t slash = model.find('/');
   if (slash == std::string::npos || slash == 0 || slash + 1 == model.size())
     throw std::invalid_argument("model '" + model +
-                                "' is not provider/model; e.g. openai/gpt-4o, anthropic/claude-sonnet-4-5 or "
-                                "replay/<cassette.json>");
+                                "' is not provider/model; e.g. openai/gpt-4o, anthropic/claude-sonnet-4-5, "
+                                "gemini/gemini-2.5-flash or replay/<cassette.json>");
   ProviderSettings settings;
   settings.provider = model.substr(0, slash);
   settings.model = model.substr(slash + 1);
@@ -141,18 +151,15 @@ ProviderSettings resolve_settings(const std::string& model, const SettingSources
     settings.cassette = settings.model;
     return settings;
   }
-  std::string prefix;
-  if (settings.provider == "openai") prefix = "OPENAI";
-  else if (settings.provider == "anthropic") prefix = "ANTHROPIC";
-  else
-    throw std::invalid_argument("unknown provider '" + settings.provider +
-                                "' in model '" + model + "'; kernelgen knows openai, anthropic and replay");
+  const KnownProvider* known = find_provider(settings.provider);
+  if (!known)
+    throw std::invalid_argument("unknown provider '" + settings.provider + "' in model '" + model +
+                                "'; kernelgen knows openai, anthropic, gemini and replay (a local "
+                                "OpenAI-compatible server is openai/<model> with OPENAI_BASE_URL)");
+  const std::string prefix(known->settings_prefix);
   settings.base_url = sources.get(prefix + "_BASE_URL").value_or("");
   settings.api_key = sources.get(prefix + "_API_KEY").value_or("");
-  // A local OpenAI-compatible server (Ollama, vLLM, llama.cpp) needs no key; the real APIs do.
-  const bool official = settings.base_url.empty() || settings.base_url.find("api.openai.com") != std::string::npos ||
-                        settings.base_url.find("api.anthropic.com") != std::string::npos;
-  if (settings.api_key.empty() && official)
+  if (settings.api_key.empty() && is_providers_own_api(settings.base_url, *known))
     throw std::invalid_argument("model " + model + " needs " + prefix +
                                 "_API_KEY: set it in the environment or in a .env file (never in CMake arguments, "
                                 "which are stored in CMakeCache.txt)");

@@ -23,15 +23,15 @@ struct SettingSources {
 };
 
 // The provider settings for a model string "provider/model" (e.g. openai/gpt-4o, anthropic/claude-sonnet-4-5,
-// openai/qwen2.5-coder with OPENAI_BASE_URL pointing at Ollama, replay/<cassette.json>). Throws
-// std::invalid_argument naming what is missing, e.g. the key variable to set, never the key itself; and when
-// the key would travel unencrypted: a base URL that is not https:// and not on this machine (localhost,
-// 127.0.0.0/8, [::1]) needs KERNELGEN_ALLOW_INSECURE_HTTP=1.
+// gemini/gemini-2.5-flash, openai/qwen2.5-coder with OPENAI_BASE_URL pointing at Ollama,
+// replay/<cassette.json>). Throws std::invalid_argument naming what is missing, e.g. the key variable to set,
+// never the key itself; and when the key would travel unencrypted: a base URL that is not https:// and not on
+// this machine (localhost, 127.0.0.0/8, [::1]) needs KERNELGEN_ALLOW_INSECURE_HTTP=1.
 ProviderSettings resolve_settings(const std::string& model, const SettingSources& sources);
 
-// Whether a setting holds a secret: a provider key, OPENAI_API_KEY, ANTHROPIC_API_KEY or any other *_API_KEY.
-// Secrets come from the environment or .env alone, never from a command line (which any user may read in the
-// process list), and no validation worker inherits them.
+// Whether a setting holds a secret: a provider key, OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or any
+// other *_API_KEY. Secrets come from the environment or .env alone, never from a command line (which any user
+// may read in the process list), and no validation worker inherits them.
 bool is_secret_setting(std::string_view name);
 
 // The process environment, for SettingSources::environment.
