@@ -16,13 +16,13 @@ using nlohmann::json;
 namespace {
 
 constexpr const char* kStyle = R"(
-body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
+body { font-family: system-ui, sans-serif; margin: 1.5em; color: #222; }
 h1 { font-size: 1.6em; margin-bottom: 0.2em; }
 h2 { font-size: 1.2em; margin-top: 1.6em; }
 p.note { max-width: 60em; color: #555; font-size: 0.9em; }
 table { border-collapse: collapse; font-size: 0.85em; }
-th, td { padding: 0.25em 0.5em; border-bottom: 1px solid #ddd; text-align: left; white-space: nowrap; }
-th { background: #f0f0f0; }
+th, td { padding: 0.25em 0.45em; border-bottom: 1px solid #ddd; text-align: left; white-space: nowrap; }
+th { background: #f0f0f0; white-space: normal; vertical-align: bottom; }
 td.number { text-align: right; font-variant-numeric: tabular-nums; }
 tr:nth-child(even) td { background: #fafafa; }
 td.correct { color: #1e8449; font-weight: bold; }
