@@ -41,6 +41,14 @@ std::string figure(const json& value, const char* pattern, double scale = 1) {
   return value.is_number() && value.get<double>() != 0 ? format(pattern, value.get<double>() * scale) : "-";
 }
 
+// A rate with three significant figures at most, and at least one decimal above 1: 233, 4.9, 0.012 (lavapipe
+// moves some ops' bytes at a few MB/s, which "%.1f" would print as 0.0).
+std::string rate(const json& value, const char* unit = "") {
+  if (!value.is_number() || value.get<double>() == 0) return "-";
+  const double v = value.get<double>();
+  return format(v >= 100 ? "%.0f" : v >= 1 ? "%.1f" : "%.2g", v) + unit;
+}
+
 std::string cell(const std::string& text, const char* css_class = nullptr, const std::string& title = "") {
   std::string html = "<td";
   if (css_class) html += std::string(" class=\"") + css_class + "\"";
@@ -72,8 +80,7 @@ std::string table(const json& summary) {
         cell(row["cost_usd"].is_number() ? format("$%.4f", row["cost_usd"].get<double>()) : "unknown",
              "number") +
         cell(figure(row["best_us"], "%.1f us"), "number", dims.empty() ? "" : "timed at " + dims) +
-        cell(figure(row["gbytes_per_second"], "%.1f"), "number") +
-        cell(figure(row["gflops"], "%.1f"), "number") +
+        cell(rate(row["gbytes_per_second"]), "number") + cell(rate(row["gflops"]), "number") +
         cell(figure(row["fraction_of_peak"], "%.1f%%", 100), "number") +
         cell(figure(row["speedup"], "%.2fx"), "number", "the best kernel against the first correct one") +
         "</tr>\n";
@@ -97,12 +104,12 @@ std::string chart(const json& summary, const std::string& device, const std::opt
     for (const json& other : summary)
       same_op += other["op"] == row["op"] && text_of(other["device"]) == device;
     const std::string op = row["op"];
-    kernels.push_back({same_op > 1 ? op + " (" + row["model"].get<std::string>() + ")" : op,
-                       figure(row["best_us"], "%.1f us") +
-                           (text_of(row["dims"]).empty() ? "" : " at " + text_of(row["dims"])) + ", " +
-                           figure(row["gbytes_per_second"], "%.1f GB/s") + ", " +
-                           figure(row["gflops"], "%.1f GFLOP/s") + ", " +
-                           figure(row["fraction_of_peak"], "%.1f%% of peak", 100),
+    std::string detail = figure(row["best_us"], "%.1f us");
+    if (!text_of(row["dims"]).empty()) detail += " at " + text_of(row["dims"]);
+    for (const std::string& part : {rate(row["gbytes_per_second"], " GB/s"), rate(row["gflops"], " GFLOP/s"),
+                                    figure(row["fraction_of_peak"], "%.1f%% of peak", 100)})
+      if (part != "-") detail += ", " + part;
+    kernels.push_back({same_op > 1 ? op + " (" + row["model"].get<std::string>() + ")" : op, detail,
                        row["gbytes_per_second"].get<double>(),
                        row["gflops"].is_number() ? row["gflops"].get<double>() : 0.0});
   }

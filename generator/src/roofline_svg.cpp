@@ -105,10 +105,27 @@ struct Box {
   bool overlaps(const Box& other) const {
     return left < other.right && other.left < right && top < other.bottom && other.top < bottom;
   }
+  Box moved(double dy) const { return {left, top + dy, right, bottom + dy}; }
 };
 
-// A circle per point, then the labels, each moved down until it clears those placed before it (kernels of
-// similar ops crowd together).
+// Where a point's label goes: beside it, or (kernels of similar ops crowd together, those without FLOPS all
+// on one edge) the nearest row above or below that clears the labels placed before it and stays in the plot.
+Box label_box(double cx, double cy, size_t characters, const std::vector<Box>& placed) {
+  const double width = kCharWidth * static_cast<double>(characters);
+  const bool left_side = cx + 8 + width > kLeft + kPlotWidth;  // too near the right edge: label to the left
+  const Box beside{left_side ? cx - 8 - width : cx + 8, cy - 8, 0, 0};
+  const Box first{beside.left, beside.top, beside.left + width, beside.top + kLabelHeight};
+  for (int step = 0; step < 40; ++step) {
+    const Box box = first.moved((step % 2 ? 1 : -1) * ((step + 1) / 2) * kLabelHeight);
+    const bool inside = box.top >= kTop && box.bottom <= kTop + kPlotHeight;
+    if (inside &&
+        std::none_of(placed.begin(), placed.end(), [&](const Box& other) { return box.overlaps(other); }))
+      return box;
+  }
+  return first;
+}
+
+// A circle per point, then the labels; a label moved away from its point is joined to it by a thin line.
 std::string points(const RooflineChart& chart, const Scale& scale) {
   std::vector<const RooflinePoint*> order;
   for (const RooflinePoint& point : chart.points) order.push_back(&point);
@@ -125,17 +142,14 @@ std::string points(const RooflineChart& chart, const Scale& scale) {
         (point->by_bandwidth ? "fill=\"#fff\" stroke=\"#e67e22\"" : "fill=\"#2471a3\" stroke=\"#1b4f72\"") +
         " stroke-width=\"2\"><title>" + escape_markup(point->label + ": " + point->detail) +
         "</title></circle>\n";
-    const double width = kCharWidth * static_cast<double>(point->label.size());
-    const bool left_side = cx + 8 + width > kLeft + kPlotWidth;  // too near the right edge: label to the left
-    Box box{left_side ? cx - 8 - width : cx + 8, cy - 8, 0, 0};
-    box.right = box.left + width;
-    box.bottom = box.top + kLabelHeight;
-    while (std::any_of(placed.begin(), placed.end(), [&](const Box& other) { return box.overlaps(other); }) &&
-           box.bottom < kTop + kPlotHeight) {
-      box.top += kLabelHeight;
-      box.bottom += kLabelHeight;
-    }
+    const Box box = label_box(cx, cy, point->label.size(), placed);
     placed.push_back(box);
+    const double middle = (box.top + box.bottom) / 2;
+    if (std::abs(middle - cy) > kLabelHeight / 2) {
+      const double end = box.left > cx ? box.left - 1 : box.right + 1;
+      labels += "<line class=\"leader\" x1=\"" + px(cx) + "\" y1=\"" + px(cy) + "\" x2=\"" + px(end) +
+                "\" y2=\"" + px(middle) + "\" stroke=\"#999\" stroke-width=\"0.75\"/>\n";
+    }
     labels += "<text class=\"kernel-label\" x=\"" + px(box.left) + "\" y=\"" + px(box.bottom - 2) + "\">" +
               escape_markup(point->label) + "</text>\n";
   }
@@ -152,8 +166,8 @@ RooflineChart layout_roofline(const std::vector<RooflineKernel>& kernels,
   for (const RooflineKernel& kernel : kernels)
     if (positive(kernel.gbytes_per_second)) placed.push_back(&kernel);
 
-  // Across: every intensity and the ridge point, with a decade of room to the left (where the kernels without
-  // FLOPS stand) and at least one to the right (for the compute ceiling).
+  // Across: every intensity and the ridge point, to whole decades with room of at least a factor of 3 on the
+  // left (where the kernels without FLOPS stand) and on the right (for the compute ceiling).
   double low = 0, high = 0;
   const auto widen = [](double& low, double& high, double value) {
     low = low > 0 ? std::min(low, value) : value;
@@ -163,8 +177,8 @@ RooflineChart layout_roofline(const std::vector<RooflineKernel>& kernels,
     if (positive(kernel->gflops)) widen(low, high, kernel->gflops / kernel->gbytes_per_second);
   if (has_roof(chart)) widen(low, high, peaks->gflops / peaks->gbytes_per_second);
   if (low == 0) low = high = 1;
-  chart.x_min = std::pow(10.0, decade(low) - 1);
-  chart.x_max = std::pow(10.0, decade(high) + 2);
+  chart.x_min = std::pow(10.0, decade(low / 3));
+  chart.x_max = std::pow(10.0, decade(high * 3) + 1);
 
   for (const RooflineKernel* kernel : placed) {
     RooflinePoint point{kernel->label, kernel->detail, 0, 0, !positive(kernel->gflops)};

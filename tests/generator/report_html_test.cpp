@@ -60,6 +60,17 @@ TEST(ReportHtml, HasARowPerOpWithTheSummarysFigures) {
   EXPECT_THAT(page, HasSubstr("<tr><td>softmax</td><td class=\"rejected\">no correct kernel</td>"));
 }
 
+TEST(ReportHtml, RatesKeepThreeSignificantFiguresAtMost) {
+  json summary = report_summary(kFixtureLog);
+  summary[0]["gbytes_per_second"] = 0.01234;  // lavapipe moves some ops' bytes at a few MB/s
+  summary[0]["gflops"] = 1234.5;
+  const test::ScratchDir dir;
+  const std::string page = report_html(summary, {}, dir.path());
+  EXPECT_THAT(page, HasSubstr("<td class=\"number\">0.012</td><td class=\"number\">1234</td>"));
+  EXPECT_THAT(page, HasSubstr("<title>relu: 20.0 us at batch=64, 5.0 GB/s, 25.0% of peak</title>"))
+      << "no GFLOP/s for an op without FLOPS";
+}
+
 TEST(ReportHtml, EscapesTheLogsText) {
   const std::string page = report_html(kFixtureLog);
   EXPECT_THAT(page, HasSubstr("<td>replay/&lt;b&gt;odd&lt;/b&gt;&amp;name.json</td>"));

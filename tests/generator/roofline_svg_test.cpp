@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <regex>
 
 namespace kernelgen {
@@ -31,12 +32,12 @@ TEST(Roofline, AKernelWithFlopsStandsAtItsIntensityAndFlopRate) {
 
 TEST(Roofline, TheAxesSpanWholeDecadesAroundThePointsAndBothCeilings) {
   const RooflineChart chart = layout_roofline({{"a", "", 50.0, 25.0}, {"b", "", 5.0, 300.0}}, kPeaks);
-  // Intensities 0.5 and 60, ridge 10: a decade of room left of 0.1 and at least one right of 60.
-  EXPECT_DOUBLE_EQ(chart.x_min, 0.01);
+  // Intensities 0.5 and 60, ridge 10: whole decades with at least a factor of 3 to spare on either side.
+  EXPECT_DOUBLE_EQ(chart.x_min, 0.1);
   EXPECT_DOUBLE_EQ(chart.x_max, 1000.0);
-  // The lowest is the bandwidth ceiling at x_min (100 GB/s * 0.01 = 1 GFLOP/s), the highest the compute
+  // The lowest is the bandwidth ceiling at x_min (100 GB/s * 0.1 = 10 GFLOP/s), the highest the compute
   // ceiling.
-  EXPECT_DOUBLE_EQ(chart.y_min, 1.0);
+  EXPECT_DOUBLE_EQ(chart.y_min, 10.0);
   EXPECT_DOUBLE_EQ(chart.y_max, 10000.0);
 }
 
@@ -71,9 +72,9 @@ TEST(Roofline, TheSvgHasTheAxesTheRoofAndOneLabelledCirclePerKernel) {
   EXPECT_THAT(svg, HasSubstr("<title>matmul: 80 us</title>"));
   EXPECT_THAT(svg, HasSubstr(">matmul</text>"));
   EXPECT_THAT(svg, HasSubstr(">relu</text>"));
-  // Decade ticks, labelled as numbers.
-  EXPECT_THAT(svg, HasSubstr(">0.1</text>")) << "a decade left of matmul's 8 FLOP/byte";
-  EXPECT_THAT(svg, HasSubstr(">1000</text>"));
+  // Decade ticks, labelled as numbers: 1 and 100 FLOP/byte on either side of matmul's 8 and the ridge's 10.
+  EXPECT_THAT(svg, HasSubstr(">1</text>"));
+  EXPECT_THAT(svg, HasSubstr(">100</text>"));
 }
 
 TEST(Roofline, TheKernelOnTheRidgeIsDrawnOnTheRoofsCorner) {
@@ -110,6 +111,23 @@ TEST(Roofline, LabelsOfKernelsThatCrowdTogetherDoNotOverlap) {
   std::sort(ys.begin(), ys.end());
   EXPECT_GE(ys[1] - ys[0], 12.0);
   EXPECT_GE(ys[2] - ys[1], 12.0);
+  EXPECT_GE(count(svg, "<line class=\"leader\""), 1u) << "a label moved off its point points back to it";
+}
+
+TEST(Roofline, LabelsStayInsideThePlotWhenTheirKernelsCrowdItsBottom) {
+  // Kernels at the very bottom of the chart: labels that cannot go down go up.
+  std::vector<RooflineKernel> kernels;
+  for (const char* op : {"a", "b", "c", "d", "e"}) kernels.push_back({op, "", 10.0, 0.0});
+  kernels.push_back({"fast", "", 1000.0, 0.0});
+  const std::string svg = roofline_svg(layout_roofline(kernels, std::nullopt));
+  std::vector<double> ys;
+  const std::regex label("<text class=\"kernel-label\" x=\"[0-9.]+\" y=\"([0-9.]+)\"");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), label); it != std::sregex_iterator(); ++it)
+    ys.push_back(std::stod((*it)[1]));
+  ASSERT_EQ(ys.size(), 6u);
+  std::sort(ys.begin(), ys.end());
+  for (size_t i = 1; i < ys.size(); ++i) EXPECT_GE(ys[i] - ys[i - 1], 12.0) << svg;
+  EXPECT_LE(ys.back(), 530.0) << "the plot's bottom edge";
 }
 
 }  // namespace
