@@ -31,39 +31,81 @@ std::optional<double> median_ns(const json& record) {
   return verdict["timing"].value("median_ns", 0.0);
 }
 
+std::string no_records(const std::filesystem::path& log_dir) {
+  std::error_code error;
+  if (std::filesystem::is_directory(log_dir, error)) return "no records in " + log_dir.string() + "\n";
+  return "no records in " + log_dir.string() +
+         ": no such directory (a build step that searches writes the candidate log there; --log-dir or "
+         "$KERNELGEN_CACHE_DIR names another)\n";
+}
+
 }  // namespace
 
-std::string list_records(const std::filesystem::path& log_dir, const std::string& status, const std::string& op) {
-  std::string text;
+json list_summary(const std::filesystem::path& log_dir, const std::string& status, const std::string& op) {
+  json rows = json::array();
   for (const json& record : load_records(log_dir)) {
     if (!status.empty() && record.value("status", "") != status) continue;
     if (!op.empty() && record.value("op", "") != op) continue;
     const auto time = median_ns(record);
-    text += pad(record.value("file", ""), 72) + " " + pad(record.value("verdict_status", ""), 20) + " " +
-            pad(record.value("author", ""), 28) + " round " + std::to_string(record.value("round", 0)) +
-            (time ? format("  %.1f us", *time / 1e3) : "") + "\n";
+    rows.push_back({{"file", record.value("file", "")},
+                    {"uuid", record.value("uuid", "")},
+                    {"op", record.value("op", "")},
+                    {"status", record.value("status", "")},
+                    {"verdict_status", record.value("verdict_status", "")},
+                    {"model", record.value("model", "")},
+                    {"author", record.value("author", "")},
+                    {"round", record.value("round", 0)},
+                    {"optimisation_round", record.value("optimisation_round", 0)},
+                    {"median_us", time ? json(*time / 1e3) : json()}});
   }
-  return text.empty() ? "no records in " + log_dir.string() + "\n" : text;
+  return rows;
+}
+
+std::string list_records(const std::filesystem::path& log_dir, const std::string& status,
+                         const std::string& op) {
+  std::string text;
+  for (const json& row : list_summary(log_dir, status, op))
+    text += pad(row["file"], 72) + " " + pad(row["verdict_status"], 20) + " " + pad(row["author"], 28) +
+            " round " + std::to_string(row["round"].get<int>()) +
+            (row["median_us"].is_number() ? format("  %.1f us", row["median_us"].get<double>()) : "") + "\n";
+  return text.empty() ? no_records(log_dir) : text;
 }
 
 namespace {
 
+// A record's place in a lineage: what `kernelgen show` lists for it and each of its ancestors.
+json lineage_entry(const json& record) {
+  const auto time = median_ns(record);
+  const json& speedup = record.value("speedup_over_parent", json());
+  const json& idea = record.value("idea", json());
+  return {{"file", record.value("file", "")},
+          {"uuid", record.value("uuid", "")},
+          {"round", record.value("round", 0)},
+          {"optimisation_round", record.value("optimisation_round", 0)},
+          {"verdict_status", record.value("verdict_status", "")},
+          {"median_us", time ? json(*time / 1e3) : json()},
+          {"speedup_over_parent", speedup.is_number() ? speedup : json()},
+          {"idea", idea.is_string() ? idea : json()}};
+}
+
 // One line of a lineage: "c_relu_..json  round 3 (optimisation 1)  12.3 us  1.80x its parent  idea: ..."
-std::string lineage_line(const json& record) {
-  std::string line = "  " + record.value("file", "") + "  round " + std::to_string(record.value("round", 0));
-  if (const int round = record.value("optimisation_round", 0); round > 0)
+std::string lineage_line(const json& entry) {
+  if (!entry.value("in_log", true)) return "  " + entry["uuid"].get<std::string>() + " (not in this log)\n";
+  std::string line =
+      "  " + entry["file"].get<std::string>() + "  round " + std::to_string(entry["round"].get<int>());
+  if (const int round = entry["optimisation_round"]; round > 0)
     line += " (optimisation " + std::to_string(round) + ")";
-  line += "  " + record.value("verdict_status", "");
-  if (const auto time = median_ns(record)) line += format("  %.1f us", *time / 1e3);
-  if (record.contains("speedup_over_parent") && record["speedup_over_parent"].is_number())
-    line += format("  %.2fx its parent", record["speedup_over_parent"].get<double>());
-  if (record.contains("idea") && record["idea"].is_string()) line += "\n      idea: " + record["idea"].get<std::string>();
+  line += "  " + entry["verdict_status"].get<std::string>();
+  if (entry["median_us"].is_number()) line += format("  %.1f us", entry["median_us"].get<double>());
+  if (entry["speedup_over_parent"].is_number())
+    line += format("  %.2fx its parent", entry["speedup_over_parent"].get<double>());
+  if (entry["idea"].is_string()) line += "\n      idea: " + entry["idea"].get<std::string>();
   return line + "\n";
 }
 
 }  // namespace
 
-std::string show_record(const std::filesystem::path& log_dir, const std::string& which) {
+json show_summary(const std::filesystem::path& log_dir, const std::string& which) {
   std::vector<json> records = load_records(log_dir, true);
   std::vector<const json*> matches;
   for (const json& record : records) {
@@ -71,13 +113,15 @@ std::string show_record(const std::filesystem::path& log_dir, const std::string&
     if (file == which || file == which + ".json" || file.rfind(which, 0) == 0 || record.value("uuid", "") == which)
       matches.push_back(&record);
   }
-  if (matches.empty()) throw std::invalid_argument("no record in " + log_dir.string() + " matches '" + which + "'");
+  if (matches.empty())
+    throw std::invalid_argument("no record in " + log_dir.string() + " matches '" + which +
+                                "'; `kernelgen list --log-dir " + log_dir.string() + "` lists them");
   if (matches.size() > 1)
     throw std::invalid_argument(std::to_string(matches.size()) + " records match '" + which + "'; give more of the name");
-  std::string text = matches.front()->dump(2) + "\n\nlineage (this record first, then each parent):\n";
+  json lineage = json::array();
   std::vector<std::string> seen;
   for (const json* record = matches.front(); record;) {
-    text += lineage_line(*record);
+    lineage.push_back(lineage_entry(*record));
     seen.push_back(record->value("uuid", ""));
     const json& parent = record->value("parent", json());
     if (!parent.is_string()) break;
@@ -85,12 +129,19 @@ std::string show_record(const std::filesystem::path& log_dir, const std::string&
     for (const json& candidate : records)
       if (candidate.value("uuid", "") == parent.get<std::string>()) next = &candidate;
     if (!next) {
-      text += "  " + parent.get<std::string>() + " (not in this log)\n";
+      lineage.push_back({{"uuid", parent}, {"in_log", false}});
       break;
     }
     if (std::find(seen.begin(), seen.end(), next->value("uuid", "")) != seen.end()) break;
     record = next;
   }
+  return {{"record", *matches.front()}, {"lineage", lineage}};
+}
+
+std::string show_record(const std::filesystem::path& log_dir, const std::string& which) {
+  const json shown = show_summary(log_dir, which);
+  std::string text = shown["record"].dump(2) + "\n\nlineage (this record first, then each parent):\n";
+  for (const json& entry : shown["lineage"]) text += lineage_line(entry);
   return text;
 }
 
@@ -98,7 +149,8 @@ json report_summary(const std::filesystem::path& log_dir) {
   struct Row {
     int candidates = 0, accepted = 0, rounds = 0, optimisation_rounds = 0, brainstorms = 0, failed_brainstorms = 0;
     int correction_rounds = 0;  // the last round before the optimisation rounds
-    std::optional<double> first_correct_ns, best_ns, best_fraction;
+    std::optional<double> first_correct_ns, best_ns;
+    const json* best = nullptr;  // the fastest correct record: the kernel a search checks in
     std::vector<double> correct_ns;
     std::map<int, std::pair<int, int>> per_round;  // round -> candidates, correct
     int64_t tokens = 0;
@@ -106,7 +158,8 @@ json report_summary(const std::filesystem::path& log_dir) {
     bool cost_unknown = false;
   };
   std::map<std::pair<std::string, std::string>, Row> rows;
-  for (const json& record : load_records(log_dir, true)) {
+  const std::vector<json> records = load_records(log_dir, true);
+  for (const json& record : records) {
     const std::string who = record.value("model", "").empty() ? record.value("author", "") : record.value("model", "");
     Row& row = rows[{record.value("op", ""), who}];
     const json& usage = record.value("usage", json::object());
@@ -136,10 +189,7 @@ json report_summary(const std::filesystem::path& log_dir) {
       row.first_correct_ns = time;
     if (!row.best_ns || *time < *row.best_ns) {
       row.best_ns = time;
-      const json& timing = record["verdict"]["timing"];
-      row.best_fraction.reset();
-      if (timing.contains("fraction_of_peak") && timing["fraction_of_peak"].is_number())
-        row.best_fraction = timing["fraction_of_peak"].get<double>();
+      row.best = &record;
     }
   }
   const auto microseconds = [](const std::optional<double>& ns) { return ns ? json(*ns / 1e3) : json(); };
@@ -152,8 +202,13 @@ json report_summary(const std::filesystem::path& log_dir) {
     if (row.first_correct_ns)
       for (double ns : row.correct_ns) speedups.push_back(*row.first_correct_ns / ns);
     const bool both = row.first_correct_ns && row.best_ns;
+    const json timing = row.best ? (*row.best)["verdict"]["timing"] : json::object();
+    const auto rate = [&](const char* field) {
+      return timing.contains(field) && timing[field].is_number() ? timing[field] : json();
+    };
     summary.push_back({{"op", key.first},
                        {"model", key.second},
+                       {"status", row.accepted > 0 ? "correct" : "rejected"},
                        {"candidates", row.candidates},
                        {"accepted", row.accepted},
                        // An optimisation round whose brainstorm failed left no candidate to count it by.
@@ -164,7 +219,12 @@ json report_summary(const std::filesystem::path& log_dir) {
                        {"first_correct_us", microseconds(row.first_correct_ns)},
                        {"best_us", microseconds(row.best_ns)},
                        {"speedup", both ? json(*row.first_correct_ns / *row.best_ns) : json()},
-                       {"fraction_of_peak", row.best_fraction ? json(*row.best_fraction) : json()},
+                       {"fraction_of_peak", rate("fraction_of_peak")},
+                       {"best_record", row.best ? json((*row.best)["file"]) : json()},
+                       {"device", timing.contains("device") ? timing["device"] : json()},
+                       {"dims", timing.contains("dims") ? timing["dims"] : json()},
+                       {"gbytes_per_second", rate("gbytes_per_second")},
+                       {"gflops", rate("gflops")},
                        {"per_round", per_round},
                        {"correct_speedups", speedups},
                        {"tokens", row.tokens},
@@ -173,9 +233,16 @@ json report_summary(const std::filesystem::path& log_dir) {
   return summary;
 }
 
+std::string rounds_text(const json& row) {
+  const int optimisation_rounds = row["optimisation_rounds"];
+  std::string rounds = std::to_string(row["rounds"].get<int>() - optimisation_rounds);
+  if (optimisation_rounds > 0) rounds.append("+").append(std::to_string(optimisation_rounds));
+  return rounds;
+}
+
 std::string report_records(const std::filesystem::path& log_dir) {
   const json summary = report_summary(log_dir);
-  if (summary.empty()) return "no records in " + log_dir.string() + "\n";
+  if (summary.empty()) return no_records(log_dir);
   const auto time = [](const json& us) { return us.is_number() ? format("%.1f us", us.get<double>()) : "-"; };
   // The op and model columns are as wide as their longest entry (at least the 14 and 28 of short names).
   size_t op_width = 14, model_width = 28;
@@ -188,15 +255,15 @@ std::string report_records(const std::filesystem::path& log_dir) {
                      pad("tokens", 10) + "cost\n";
   for (const json& row : summary) {
     const int candidates = row["candidates"], accepted = row["accepted"];
-    const int optimisation_rounds = row["optimisation_rounds"];
-    std::string rounds = std::to_string(row["rounds"].get<int>() - optimisation_rounds);
-    if (optimisation_rounds > 0) rounds.append("+").append(std::to_string(optimisation_rounds));
-    text += pad(row["op"], op_width) + pad(row["model"], model_width) +
-            pad(std::to_string(candidates), 12) + pad(std::to_string(accepted), 10) +
-            pad(candidates ? format("%.0f%%", 100.0 * accepted / candidates) : "-", 8) + pad(rounds, 8) +
-            pad(time(row["first_correct_us"]), 13) + pad(time(row["best_us"]), 13) +
+    text += pad(row["op"], op_width) + pad(row["model"], model_width) + pad(std::to_string(candidates), 12) +
+            pad(std::to_string(accepted), 10) +
+            pad(candidates ? format("%.0f%%", 100.0 * accepted / candidates) : "-", 8) +
+            pad(rounds_text(row), 8) + pad(time(row["first_correct_us"]), 13) +
+            pad(time(row["best_us"]), 13) +
             pad(row["speedup"].is_number() ? format("%.2fx", row["speedup"].get<double>()) : "-", 9) +
-            pad(row["fraction_of_peak"].is_number() ? format("%.1f%%", 100 * row["fraction_of_peak"].get<double>()) : "-",
+            pad(row["fraction_of_peak"].is_number()
+                    ? format("%.1f%%", 100 * row["fraction_of_peak"].get<double>())
+                    : "-",
                 8) +
             pad(std::to_string(row["tokens"].get<int64_t>()), 10) +
             (row["cost_usd"].is_number() ? format("$%.4f", row["cost_usd"].get<double>()) : "unknown") + "\n";

@@ -4,14 +4,16 @@
 #include <nlohmann/json.hpp>
 
 #include "kernelgen/build_step.hpp"
-#include "kernelgen/validation/cases.hpp"
 #include "kernelgen/device.hpp"
+#include "kernelgen/devices_command.hpp"
 #include "kernelgen/files.hpp"
-#include "kernelgen/validation/isolated_validation.hpp"
-#include "kernelgen/validation/validation_devices.hpp"
 #include "kernelgen/llm/settings.hpp"
 #include "kernelgen/log_commands.hpp"
 #include "kernelgen/reference_types.hpp"
+#include "kernelgen/report_html.hpp"
+#include "kernelgen/validation/cases.hpp"
+#include "kernelgen/validation/isolated_validation.hpp"
+#include "kernelgen/validation/validation_devices.hpp"
 
 namespace {
 
@@ -40,24 +42,27 @@ int validate_command(const std::string& spec_path, const std::string& kernel_pat
   return verdict.passed() ? 0 : 1;
 }
 
-int devices_command() {
-  for (const auto& info : kernelgen::Device::list()) {
-    std::printf("%u: %s (%s, %s), subgroup %u, shared memory %u bytes\n", info.index, info.name.c_str(),
-                info.type.c_str(), info.driver.c_str(), info.subgroup_size, info.max_shared_memory_bytes);
-    const kernelgen::DeviceFeatures& has = info.features;
-    const std::pair<bool, const char*> features[] = {{has.storage_buffer_16bit, "16-bit storage"},
-                                                     {has.storage_buffer_8bit, "8-bit storage"},
-                                                     {has.shader_float16, "float16"},
-                                                     {has.shader_int8, "int8"},
-                                                     {has.shader_int16, "int16"},
-                                                     {has.shader_int64, "int64"},
-                                                     {has.shader_float64, "float64"}};
-    std::string present;
-    for (const auto& [on, name] : features)
-      if (on) present += (present.empty() ? "" : ", ") + std::string(name);
-    std::printf("   features: %s\n", present.empty() ? "none" : present.c_str());
-  }
-  return 0;
+int print_json(const nlohmann::json& document) {
+  return std::printf("%s\n", document.dump(2).c_str()), 0;
+}
+
+int print_text(const std::string& text) {
+  return std::printf("%s", text.c_str()), 0;
+}
+
+bool is_command(const CLI::App& app, const std::string& name) {
+  return !app.get_subcommands([&](const CLI::App* command) { return command->check_name(name); }).empty();
+}
+
+// CLI11 would only say that a command is required.
+int unknown_command(const CLI::App& app, const std::string& name) {
+  std::string known;
+  for (const CLI::App* command :
+       app.get_subcommands([](const CLI::App* command) { return !command->get_group().empty(); }))
+    known += (known.empty() ? "" : ", ") + command->get_name();
+  std::fprintf(stderr, "kernelgen: unknown command '%s'; the commands are %s (kernelgen --help)\n",
+               name.c_str(), known.c_str());
+  return 2;
 }
 
 // The --set KEY=VALUE pairs. A key is refused: any user can read a command line in the process list.
@@ -91,6 +96,9 @@ std::string default_log_dir() {
 int main(int argc, char** argv) {
   CLI::App app{"kernelgen: build-time generator and validator of Vulkan compute kernels"};
   app.require_subcommand(1);
+  app.footer(
+      "Run `kernelgen <command> --help` for a command's options and examples. Exit status: 0 success, 1 a "
+      "rejected kernel (validate) or a failed build step (build-op), 2 bad arguments or input.");
 
   std::string spec_path, kernel_path;
   bool json_output = false;
@@ -101,12 +109,18 @@ int main(int argc, char** argv) {
   validate->add_option("--spec", spec_path, "the op's spec.json (in <build>/kernelgen/<op>/)")->required()
       ->check(CLI::ExistingFile);
   validate->add_option("--kernel", kernel_path, "GLSL compute shader (.comp)")->required()->check(CLI::ExistingFile);
-  validate->add_flag("--json", json_output, "print the verdict as JSON");
+  validate->add_flag("--json", json_output, "print the verdict as one JSON object");
   validate->add_option("--time", timing_runs, "time the kernel over N GPU-timestamped runs when it passes");
   validate->add_option("--timeout", timeout_s,
                        "seconds the validation may take before the kernel is rejected as TIMEOUT "
                        "(default: $KERNELGEN_VALIDATION_TIMEOUT_S, else 60)")
       ->check(CLI::PositiveNumber);
+  validate->footer(R"(Examples:
+  kernelgen validate --spec build/kernelgen/relu/spec.json --kernel my_relu.comp
+  kernelgen validate --spec build/kernelgen/relu/spec.json --kernel my_relu.comp --time 31 --json
+  KERNELGEN_SEED=0x1234 kernelgen validate --spec build/kernelgen/relu/spec.json --kernel my_relu.comp
+Exit status: 0 passed, 1 rejected, 2 could not validate (no reference for the op, unreadable file, bad
+arguments).)");
 
   // The child process of every validation (isolated_validation.hpp); not for people.
   auto* worker = app.add_subcommand("validate-worker", "validate one candidate read as JSON from stdin")->group("");
@@ -114,6 +128,9 @@ int main(int argc, char** argv) {
   kernelgen::BuildStepOptions step;
   std::vector<std::string> settings;
   std::string log_dir = default_log_dir();
+  const std::string log_dir_help =
+      "the candidate log directory (default: $KERNELGEN_CACHE_DIR, else kernelgen/candidates in the build tree "
+      "of this tool)";
   auto* build_op = app.add_subcommand("build-op", "the per-op build step: check generated/<op>/, search, emit kernel data");
   build_op->add_option("--spec", step.spec_path, "the op's spec.json")->required()->check(CLI::ExistingFile);
   build_op->add_option("--out", step.output, "the C++ file to emit")->required();
@@ -125,26 +142,70 @@ int main(int argc, char** argv) {
                        "KEY=VALUE settings that win over the environment and .env (KERNELGEN_MODEL, "
                        "OPENAI_BASE_URL, ANTHROPIC_BASE_URL, ...; never an API key)");
   build_op->add_option("--dotenv", step.dotenv, "a .env file to read settings from");
-  build_op->add_option("--log-dir", log_dir, "the candidate log directory");
+  build_op->add_option("--log-dir", log_dir, log_dir_help);
   build_op->add_option("--cassette-dir", step.cassette_dir, "where <op>.json cassettes are replayed or recorded");
+  build_op->footer(R"(kernelgen_add_op runs this step for every op; run it by hand to see one op's search.
+Examples:
+  kernelgen build-op --spec build/kernelgen/relu/spec.json --out /tmp/relu_kernel_data.cpp
+  kernelgen build-op --spec build/kernelgen/relu/spec.json --out /tmp/relu_kernel_data.cpp --regenerate \
+      --set KERNELGEN_MODEL=replay --cassette-dir tests/cassettes
+  kernelgen build-op --spec build/kernelgen/add/spec.json --out /tmp/add_kernel_data.cpp --optimise \
+      --set KERNELGEN_MODEL=openai/gpt-4o)");
 
   std::string status_filter, op_filter, record_name;
   auto* list = app.add_subcommand("list", "list the candidate records");
   list->add_option("--status", status_filter, "correct or rejected")->check(CLI::IsMember({"correct", "rejected"}));
   list->add_option("--op", op_filter, "only this op");
-  list->add_option("--log-dir", log_dir, "the candidate log directory (default: $KERNELGEN_CACHE_DIR or the build tree's)");
+  list->add_option("--log-dir", log_dir, log_dir_help);
+  list->add_flag("--json", json_output, "print a JSON array, one object per record");
+  list->footer(R"(Examples:
+  kernelgen list
+  kernelgen list --status rejected --op softmax
+  kernelgen list --json --log-dir build/kernelgen/candidates)");
+
   auto* show = app.add_subcommand("show", "print one candidate record and its lineage");
   show->add_option("record", record_name, "record file name, a unique prefix of one, or a uuid")->required();
-  show->add_option("--log-dir", log_dir, "the candidate log directory");
-  bool report_json = false;
+  show->add_option("--log-dir", log_dir, log_dir_help);
+  show->add_flag("--json", json_output, "print {\"record\": ..., \"lineage\": [...]} as one JSON object");
+  show->footer(R"(Examples:
+  kernelgen show c_matmul_imxk_kxn_omxn_h1a2b3c4d_5e6f7a8b   (a name that `kernelgen list` prints)
+  kernelgen show c_matmul_imxk_kxn_omxn_h1a2b3c4d_5e            (a prefix that only that name has)
+  kernelgen show 3f2b9c1e-8d4a-4c6b-9e1f-2a7d5b8c0e13 --json)");
+
+  std::string html_file;
   auto* report = app.add_subcommand("report", "per op and model: candidates, success rate, rounds, first correct and "
                                               "best time, speed-up, % of peak, tokens, cost");
-  report->add_option("--log-dir", log_dir, "the candidate log directory");
-  report->add_flag("--json", report_json, "print a JSON array of per-op objects instead of the table");
+  report->add_option("--log-dir", log_dir, log_dir_help);
+  auto* report_json =
+      report->add_flag("--json", json_output, "print a JSON array of per-op objects instead of the table");
+  report
+      ->add_option(
+          "--html", html_file,
+          "write a self-contained HTML page instead: a roofline chart per device and the per-op table")
+      ->excludes(report_json);
+  report->footer(R"(Examples:
+  kernelgen report
+  kernelgen report --json --log-dir build/kernelgen/candidates
+  kernelgen report --html report.html      (then open report.html in a browser; it fetches nothing))");
 
-  auto* devices = app.add_subcommand("devices", "list the Vulkan devices (KERNELGEN_DEVICE picks by index or name)");
+  auto* devices =
+      app.add_subcommand("devices", "list the Vulkan devices, their capabilities and measured peaks");
+  devices->add_option("--log-dir", log_dir,
+                      log_dir_help + "; its device_peaks.json holds the measured peaks");
+  devices->add_flag("--json", json_output, "print a JSON array, one object per device");
+  devices->footer(R"(KERNELGEN_DEVICE picks one of them for kernelgen, by index or by a part of its name.
+Examples:
+  kernelgen devices
+  kernelgen devices --json --log-dir build/kernelgen/candidates
+  VK_DRIVER_FILES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json kernelgen devices   (lavapipe only))");
 
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    if (argc > 1 && argv[1][0] != '-' && !is_command(app, argv[1])) return unknown_command(app, argv[1]);
+    // --help prints and succeeds; every other parse error is a bad argument, exit status 2 as documented.
+    return app.exit(error) == 0 ? 0 : 2;
+  }
   try {
     if (*worker) return kernelgen::run_validation_worker();
     if (*validate) {
@@ -158,11 +219,24 @@ int main(int argc, char** argv) {
       step.log_dir = log_dir;
       return kernelgen::run_build_step(step);
     }
-    if (*list) return std::printf("%s", kernelgen::list_records(log_dir, status_filter, op_filter).c_str()), 0;
-    if (*show) return std::printf("%s", kernelgen::show_record(log_dir, record_name).c_str()), 0;
-    if (*report && report_json) return std::printf("%s\n", kernelgen::report_summary(log_dir).dump(2).c_str()), 0;
-    if (*report) return std::printf("%s", kernelgen::report_records(log_dir).c_str()), 0;
-    if (*devices) return devices_command();
+    if (*list)
+      return json_output ? print_json(kernelgen::list_summary(log_dir, status_filter, op_filter))
+                         : print_text(kernelgen::list_records(log_dir, status_filter, op_filter));
+    if (*show)
+      return json_output ? print_json(kernelgen::show_summary(log_dir, record_name))
+                         : print_text(kernelgen::show_record(log_dir, record_name));
+    if (*report && !html_file.empty()) {
+      kernelgen::write_file_atomic(html_file, kernelgen::report_html(log_dir));
+      return std::fprintf(stderr, "kernelgen: wrote %s\n", html_file.c_str()), 0;
+    }
+    if (*report)
+      return json_output ? print_json(kernelgen::report_summary(log_dir))
+                         : print_text(kernelgen::report_records(log_dir));
+    if (*devices) {
+      const std::filesystem::path peaks = std::filesystem::path(log_dir) / "device_peaks.json";
+      const nlohmann::json summary = kernelgen::devices_summary(kernelgen::Device::list(), peaks);
+      return json_output ? print_json(summary) : print_text(kernelgen::devices_text(summary, peaks));
+    }
   } catch (const std::exception& error) {
     std::fprintf(stderr, "kernelgen: %s\n", error.what());
     return 2;

@@ -110,10 +110,8 @@ std::string device_text(const DeviceInfo& device) {
                      std::to_string(size[0]) + "x" + std::to_string(size[1]) + "x" + std::to_string(size[2]) +
                      "\n- " + std::to_string(device.max_shared_memory_bytes) + " bytes of shared memory per workgroup\n";
   std::string useful;
-  for (const char* extension : {"VK_NV_cooperative_matrix", "VK_KHR_cooperative_matrix", "VK_KHR_shader_float16_int8",
-                                "VK_KHR_16bit_storage", "VK_EXT_subgroup_size_control", "VK_KHR_shader_subgroup_extended_types"})
-    if (std::binary_search(device.extensions.begin(), device.extensions.end(), std::string(extension)))
-      useful += std::string(useful.empty() ? "" : ", ") + extension;
+  for (const std::string& extension : prompt_extensions(device))
+    useful += (useful.empty() ? "" : ", ") + extension;
   if (!useful.empty()) text += "- extensions: " + useful + "\n";
   text += std::string("- f16 arithmetic (shaderFloat16): ") + (device.features.shader_float16 ? "yes" : "no") +
           "; 16-bit storage: " + (device.features.storage_buffer_16bit ? "yes" : "no") +
@@ -135,6 +133,15 @@ std::string feedback_text(const std::vector<Feedback>& feedback) {
 }
 
 }  // namespace
+
+std::vector<std::string> prompt_extensions(const DeviceInfo& device) {
+  std::vector<std::string> present;
+  for (const char* extension :
+       {"VK_NV_cooperative_matrix", "VK_KHR_cooperative_matrix", "VK_KHR_shader_float16_int8",
+        "VK_KHR_16bit_storage", "VK_EXT_subgroup_size_control", "VK_KHR_shader_subgroup_extended_types"})
+    if (has_extension(device, extension)) present.emplace_back(extension);
+  return present;
+}
 
 std::string prompt_template_version() {
   return "2-" + content_hash(std::string(kSystemTemplate) + kUserTemplate).substr(0, 8);

@@ -118,10 +118,6 @@ int compute_queue_family(VkPhysicalDevice physical) {
   return fallback;
 }
 
-bool has_extension(const DeviceInfo& info, const char* name) {
-  return std::binary_search(info.extensions.begin(), info.extensions.end(), std::string(name));
-}
-
 // The feature structs that hold the optional features kernels use, linked as one pNext chain behind `core`:
 // the Vulkan 1.1 and 1.2 aggregates on a 1.2 device, else the KHR structs whose extensions the device lists.
 // One chain is filled by vkGetPhysicalDeviceFeatures2 to read what a device has; another, set by hand,
@@ -326,6 +322,10 @@ std::string describe_all(const std::vector<DeviceInfo>& infos) {
 
 // The index chosen by selector (index or name substring) or by type preference.
 }  // namespace
+
+bool has_extension(const DeviceInfo& device, const std::string& name) {
+  return std::binary_search(device.extensions.begin(), device.extensions.end(), name);
+}
 
 bool matches_selector(const DeviceInfo& device, const std::string& selector) {
   const bool numeric =

@@ -40,8 +40,9 @@ Timing timing_of(double median_us, std::optional<double> fraction = std::nullopt
   timing.min_ns = timing.median_ns * 0.95;
   timing.p25_ns = timing.median_ns * 0.98;
   timing.p75_ns = timing.median_ns * 1.02;
-  timing.gbytes_per_second = 1.0;
-  timing.gflops = 0.5;
+  timing.dims = "batch=64";
+  timing.gbytes_per_second = 160.0 / median_us;  // 160 KB and 80 kFLOP per call
+  timing.gflops = 80.0 / median_us;
   timing.fraction_of_peak = fraction;
   return timing;
 }
@@ -200,6 +201,25 @@ TEST_F(CandidateLog, SummaryTimesTheFastestCorrectionKernelAgainstTheFastestOfAl
   EXPECT_DOUBLE_EQ(speedups[3].get<double>(), 80.0 / 60.0);
 }
 
+TEST_F(CandidateLog, SummaryNamesTheBestKernelWithItsDeviceAndRates) {
+  const json row = only_row();
+  EXPECT_EQ(row["status"], "correct");
+  EXPECT_EQ(row["best_record"], best.file_name());
+  EXPECT_EQ(row["device"], "llvmpipe");
+  EXPECT_EQ(row["dims"], "batch=64");
+  EXPECT_DOUBLE_EQ(row["gbytes_per_second"].get<double>(), 4.0);
+  EXPECT_DOUBLE_EQ(row["gflops"].get<double>(), 2.0);
+}
+
+TEST(Report, AnOpWithoutACorrectKernelIsRejectedAndHasNoBest) {
+  const test::ScratchDir dir;
+  write_record(dir.path(), make_record({.timestamp = "2025-01-01T00:00:01.000Z", .correct = false}));
+  const json row = report_summary(dir.path())[0];
+  EXPECT_EQ(row["status"], "rejected");
+  for (const char* field : {"best_record", "device", "dims", "gbytes_per_second", "gflops", "best_us"})
+    EXPECT_TRUE(row[field].is_null()) << field << ": " << row[field];
+}
+
 TEST_F(CandidateLog, SummaryAddsTheBrainstormsTokensAndCost) {
   const json row = only_row();
   const int64_t candidates = (100 + 10) + (200 + 20) + (300 + 30) + (400 + 40) + (500 + 50);
@@ -265,7 +285,48 @@ TEST_F(CandidateLog, AFailedBrainstormInALaterOptimisationRoundLeavesTheCorrecti
   EXPECT_THAT(report_records(dir.path()), HasSubstr("2+2"));
 }
 
+// --- list_summary ------------------------------------------------------------------------------------------
+
+TEST_F(CandidateLog, ListSummaryHasOneObjectPerCandidateOldestFirst) {
+  const json rows = list_summary(dir.path(), "", "");
+  ASSERT_EQ(rows.size(), 5u) << "the brainstorms are not candidates";
+  EXPECT_EQ(rows[0]["file"], rejected.file_name());
+  EXPECT_EQ(rows[0]["status"], "rejected");
+  EXPECT_EQ(rows[0]["verdict_status"], "INCORRECT_NUMERICAL");
+  EXPECT_TRUE(rows[0]["median_us"].is_null());
+  EXPECT_EQ(rows[3]["uuid"], best.uuid);
+  EXPECT_EQ(rows[3]["optimisation_round"], 1);
+  EXPECT_DOUBLE_EQ(rows[3]["median_us"].get<double>(), 40.0);
+}
+
+TEST_F(CandidateLog, ListFiltersByStatusAndOp) {
+  EXPECT_EQ(list_summary(dir.path(), "rejected", "").size(), 1u);
+  EXPECT_EQ(list_summary(dir.path(), "correct", "relu").size(), 4u);
+  EXPECT_TRUE(list_summary(dir.path(), "", "softmax").empty());
+  EXPECT_THAT(list_records(dir.path(), "", "softmax"), HasSubstr("no records in"));
+}
+
+TEST(List, AMissingLogDirectoryIsNamedAsMissing) {
+  const test::ScratchDir dir;
+  EXPECT_THAT(list_records(dir.path() / "no_such_log", "", ""), HasSubstr("no_such_log: no such directory"));
+  EXPECT_THAT(report_records(dir.path() / "no_such_log"), HasSubstr("no such directory"));
+  EXPECT_THAT(report_records(dir.path()), Not(HasSubstr("no such directory"))) << "it exists, empty";
+}
+
 // --- show_record -------------------------------------------------------------------------------------------
+
+TEST_F(CandidateLog, ShowSummaryIsTheRecordAndItsLineageAsJson) {
+  const json shown = show_summary(dir.path(), best.uuid);
+  EXPECT_EQ(shown["record"]["uuid"], best.uuid);
+  EXPECT_EQ(shown["record"]["idea"], "vectorise the loads");
+  const json& lineage = shown["lineage"];
+  ASSERT_EQ(lineage.size(), 3u) << lineage.dump(2);
+  EXPECT_EQ(lineage[0]["file"], best.file_name());
+  EXPECT_DOUBLE_EQ(lineage[0]["speedup_over_parent"].get<double>(), 2.0);
+  EXPECT_EQ(lineage[1]["uuid"], first.uuid);
+  EXPECT_EQ(lineage[2]["uuid"], rejected.uuid);
+  EXPECT_EQ(lineage[2]["verdict_status"], "INCORRECT_NUMERICAL");
+}
 
 TEST_F(CandidateLog, ShowPrintsTheRecordAndItsLineageBackToRoundOne) {
   const std::string text = show_record(dir.path(), best.uuid);
@@ -336,6 +397,8 @@ TEST(Show, TheLineageStopsAtAParentMissingFromTheLog) {
   EXPECT_THAT(listing, HasSubstr(parent.file_name()));
   EXPECT_THAT(listing, HasSubstr(missing + " (not in this log)"));
   EXPECT_LT(listing.find(parent.file_name()), listing.find(missing));
+  const json last = show_summary(dir.path(), child.uuid)["lineage"].back();
+  EXPECT_EQ(last, json({{"uuid", missing}, {"in_log", false}}));
 }
 
 TEST(Show, ALineageThatLoopsEndsInsteadOfRunningForever) {

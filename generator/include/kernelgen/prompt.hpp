@@ -10,6 +10,11 @@ namespace kernelgen {
 
 struct DeviceInfo;
 
+// The extensions of the device that the prompt names (cooperative matrices, f16 and i8 arithmetic, 16-bit
+// storage, subgroup size control and extended types), in the prompt's order; `kernelgen devices` lists them
+// too.
+std::vector<std::string> prompt_extensions(const DeviceInfo& device);
+
 // The version of the prompt templates (generator/templates/); part of every spec hash, so a changed prompt
 // marks kernels generated from the old one as stale.
 std::string prompt_template_version();

@@ -104,25 +104,48 @@ DevicePeaks measure_device_peaks(Device& device) {
   return peaks;
 }
 
+namespace {
+
+// The cache file's object, keyed by peaks_key; empty when the file is missing or damaged (then measured
+// again).
+nlohmann::json read_cache(const std::filesystem::path& cache_file) {
+  std::error_code error;
+  if (!std::filesystem::exists(cache_file, error)) return nlohmann::json::object();
+  try {
+    nlohmann::json cache = nlohmann::json::parse(read_file(cache_file));
+    return cache.is_object() ? cache : nlohmann::json::object();
+  } catch (const std::exception&) {
+    return nlohmann::json::object();
+  }
+}
+
+// An entry's peaks; nullopt for a damaged one (a field that is not a number, no bandwidth), which is measured
+// again like a damaged file (json::value would throw for it, and the peaks would be left out instead).
+std::optional<DevicePeaks> entry_peaks(const std::string& key, const nlohmann::json& entry) {
+  const auto number = [&](const char* field) {
+    return entry.is_object() && entry.contains(field) && entry[field].is_number() ? entry[field].get<double>()
+                                                                                  : 0.0;
+  };
+  if (number("gbytes_per_second") <= 0) return std::nullopt;
+  return DevicePeaks{key, number("gbytes_per_second"), number("gflops")};
+}
+
+}  // namespace
+
+std::vector<DevicePeaks> read_device_peaks(const std::filesystem::path& cache_file) {
+  std::vector<DevicePeaks> all;
+  const nlohmann::json cache = read_cache(cache_file);
+  for (const auto& [key, entry] : cache.items())
+    if (auto peaks = entry_peaks(key, entry)) all.push_back(*peaks);
+  return all;
+}
+
 std::optional<DevicePeaks> cached_device_peaks(const DeviceInfo& info, const std::filesystem::path& cache_file) {
   try {
     const std::string key = peaks_key(info);
-    nlohmann::json cache = nlohmann::json::object();
-    if (std::filesystem::exists(cache_file)) {
-      try {
-        cache = nlohmann::json::parse(read_file(cache_file));
-        if (!cache.is_object()) cache = nlohmann::json::object();
-      } catch (const nlohmann::json::exception&) {
-        cache = nlohmann::json::object();  // a damaged cache is measured again
-      }
-    }
-    // A field that is not a number reads as 0, so a damaged entry is measured again like a damaged file
-    // (json::value would throw for it, and the peaks would be left out instead).
-    const auto number = [](const nlohmann::json& entry, const char* field) {
-      return entry.contains(field) && entry[field].is_number() ? entry[field].get<double>() : 0.0;
-    };
-    if (cache.contains(key) && cache[key].is_object() && number(cache[key], "gbytes_per_second") > 0)
-      return DevicePeaks{key, number(cache[key], "gbytes_per_second"), number(cache[key], "gflops")};
+    nlohmann::json cache = read_cache(cache_file);
+    if (cache.contains(key))
+      if (auto peaks = entry_peaks(key, cache[key])) return peaks;
     std::fprintf(stderr, "kernelgen: measuring the peaks of %s (once per device and driver)\n", info.name.c_str());
     Device device(DeviceOptions{.selector = std::to_string(info.index)});
     const DevicePeaks peaks = measure_device_peaks(device);

@@ -100,12 +100,15 @@ struct DeviceInfo {
   uint64_t max_storage_buffer_range = 0;
   double timestamp_period_ns = 0;  // 0 when the compute queue has no timestamps
   uint32_t timestamp_valid_bits = 0;  // the compute queue's timestampValidBits: a timestamp wraps at 2^bits
-  std::vector<std::string> extensions;
+  std::vector<std::string> extensions;  // sorted
   DeviceFeatures features;
 };
 
 // A CPU implementation of Vulkan (lavapipe): ops are timed there at CPU_BENCH_DIMS, not at a GPU's BENCH_DIMS.
 inline bool is_cpu_device(const DeviceInfo& device) { return device.type == "cpu"; }
+
+// Whether the device has the extension (VK_NV_cooperative_matrix, say), enabled or not.
+bool has_extension(const DeviceInfo& device, const std::string& name);
 
 // Whether a selector names this device: its index ("1"), or a case-insensitive part of its name ("llvmpipe").
 bool matches_selector(const DeviceInfo& device, const std::string& selector);

@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace kernelgen {
 
@@ -25,6 +26,10 @@ std::string peaks_key(const DeviceInfo& device);
 // Runs the probes on `device` through the timing harness (less than a second on lavapipe, milliseconds on a
 // GPU).
 DevicePeaks measure_device_peaks(Device& device);
+
+// Every device's peaks in `cache_file` (`<candidate log>/device_peaks.json`, a JSON object keyed by
+// peaks_key), as the build steps measured them; none when the file is missing or damaged. Measures nothing.
+std::vector<DevicePeaks> read_device_peaks(const std::filesystem::path& cache_file);
 
 // The peaks of `device` from `cache_file`, a JSON object keyed by peaks_key; measured (on that device) and added
 // to the file when missing. nullopt, with a warning on stderr, when they cannot be measured: reports then leave

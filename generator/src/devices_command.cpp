@@ -1,0 +1,124 @@
+#include "kernelgen/devices_command.hpp"
+
+#include <cstdio>
+
+#include "kernelgen/device.hpp"
+#include "kernelgen/optimise/device_peaks.hpp"
+#include "kernelgen/prompt.hpp"
+
+namespace kernelgen {
+
+using nlohmann::json;
+
+namespace {
+
+json subgroup_operations(uint32_t flags) {
+  static const std::pair<VkSubgroupFeatureFlagBits, const char*> kNames[] = {
+      {VK_SUBGROUP_FEATURE_BASIC_BIT, "basic"},
+      {VK_SUBGROUP_FEATURE_VOTE_BIT, "vote"},
+      {VK_SUBGROUP_FEATURE_ARITHMETIC_BIT, "arithmetic"},
+      {VK_SUBGROUP_FEATURE_BALLOT_BIT, "ballot"},
+      {VK_SUBGROUP_FEATURE_SHUFFLE_BIT, "shuffle"},
+      {VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT, "shuffle_relative"},
+      {VK_SUBGROUP_FEATURE_CLUSTERED_BIT, "clustered"},
+      {VK_SUBGROUP_FEATURE_QUAD_BIT, "quad"}};
+  json names = json::array();
+  for (const auto& [bit, name] : kNames)
+    if (flags & bit) names.push_back(name);
+  return names;
+}
+
+json features(const DeviceFeatures& has) {
+  return {{"storage_buffer_16bit", has.storage_buffer_16bit},
+          {"storage_buffer_8bit", has.storage_buffer_8bit},
+          {"shader_float16", has.shader_float16},
+          {"shader_int8", has.shader_int8},
+          {"shader_int16", has.shader_int16},
+          {"shader_int64", has.shader_int64},
+          {"shader_float64", has.shader_float64}};
+}
+
+std::string yes_no(const json& value) {
+  return value.get<bool>() ? "yes" : "no";
+}
+
+std::string joined(const json& names) {
+  std::string text;
+  for (const json& name : names) text += (text.empty() ? "" : ", ") + name.get<std::string>();
+  return text.empty() ? "none" : text;
+}
+
+std::string format(const char* pattern, double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, pattern, value);
+  return text;
+}
+
+}  // namespace
+
+json devices_summary(const std::vector<DeviceInfo>& devices, const std::filesystem::path& peaks_file) {
+  const std::vector<DevicePeaks> measured = read_device_peaks(peaks_file);
+  json summary = json::array();
+  for (const DeviceInfo& info : devices) {
+    json peaks;
+    for (const DevicePeaks& entry : measured)
+      if (entry.device == peaks_key(info))
+        peaks = {{"gbytes_per_second", entry.gbytes_per_second}, {"gflops", entry.gflops}};
+    json cooperative_matrix = json::object();
+    for (const char* extension : {"VK_NV_cooperative_matrix", "VK_KHR_cooperative_matrix"})
+      cooperative_matrix[extension] = has_extension(info, extension);
+    summary.push_back({{"index", info.index},
+                       {"name", info.name},
+                       {"type", info.type},
+                       {"driver", info.driver},
+                       {"subgroup_size", info.subgroup_size},
+                       {"subgroup_operations", subgroup_operations(info.subgroup_operations)},
+                       {"max_workgroup_invocations", info.max_workgroup_invocations},
+                       {"max_workgroup_size", info.max_workgroup_size},
+                       {"max_workgroup_count", info.max_workgroup_count},
+                       {"max_shared_memory_bytes", info.max_shared_memory_bytes},
+                       {"max_storage_buffer_range", info.max_storage_buffer_range},
+                       {"timestamp_period_ns", info.timestamp_period_ns},
+                       {"features", features(info.features)},
+                       {"cooperative_matrix", cooperative_matrix},
+                       {"prompt_extensions", prompt_extensions(info)},
+                       {"peaks", peaks}});
+  }
+  return summary;
+}
+
+std::string devices_text(const json& summary, const std::filesystem::path& peaks_file) {
+  std::string text;
+  for (const json& device : summary) {
+    const json& has = device["features"];
+    const json& size = device["max_workgroup_size"];
+    text += std::to_string(device["index"].get<uint32_t>()) + ": " + device["name"].get<std::string>() +
+            " (" + device["type"].get<std::string>() + ", " + device["driver"].get<std::string>() +
+            "), subgroup " + std::to_string(device["subgroup_size"].get<uint32_t>()) + ", shared memory " +
+            std::to_string(device["max_shared_memory_bytes"].get<uint32_t>()) + " bytes\n";
+    text += "   subgroup operations: " + joined(device["subgroup_operations"]) + "\n";
+    text += "   workgroups: up to " + std::to_string(device["max_workgroup_invocations"].get<uint32_t>()) +
+            " invocations, " + std::to_string(size[0].get<uint32_t>()) + "x" +
+            std::to_string(size[1].get<uint32_t>()) + "x" + std::to_string(size[2].get<uint32_t>()) + "\n";
+    text += "   16-bit: storage " + yes_no(has["storage_buffer_16bit"]) + ", f16 arithmetic " +
+            yes_no(has["shader_float16"]) + ", int16 " + yes_no(has["shader_int16"]) + "\n";
+    text += "   8-bit: storage " + yes_no(has["storage_buffer_8bit"]) + ", int8 arithmetic " +
+            yes_no(has["shader_int8"]) + "\n";
+    text += "   64-bit: int64 " + yes_no(has["shader_int64"]) + ", float64 " + yes_no(has["shader_float64"]) +
+            "\n";
+    text += "   cooperative matrices:";
+    for (const auto& [extension, present] : device["cooperative_matrix"].items())
+      text += " " + extension + " " + yes_no(present) + ",";
+    text.back() = '\n';
+    text += "   extensions the prompt names: " + joined(device["prompt_extensions"]) + "\n";
+    const json& peaks = device["peaks"];
+    text += peaks.is_object() ? "   peaks: copy " + format("%.1f", peaks["gbytes_per_second"].get<double>()) +
+                                    " GB/s, f32 FMA " + format("%.1f", peaks["gflops"].get<double>()) +
+                                    " GFLOP/s (" + peaks_file.string() + ")\n"
+                              : "   peaks: not measured yet (a build step that searches measures them into " +
+                                    peaks_file.string() + ")\n";
+  }
+  return text;
+}
+
+}  // namespace kernelgen

@@ -1,0 +1,107 @@
+// `kernelgen devices` on described devices: what the prompt tells a model about each, and its peaks once a
+// build step measured them, read from the candidate log's device_peaks.json and never measured here.
+#include "kernelgen/devices_command.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "kernelgen/device.hpp"
+#include "kernelgen/files.hpp"
+#include "kernelgen/optimise/device_peaks.hpp"
+#include "scratch_dir.hpp"
+
+namespace kernelgen {
+namespace {
+
+using nlohmann::json;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// A GPU with NV cooperative matrices, f16 arithmetic and 16-bit storage but no 8-bit storage.
+DeviceInfo gpu() {
+  DeviceInfo info;
+  info.index = 1;
+  info.name = "Fixture GPU";
+  info.type = "discrete";
+  info.driver = "fixture driver 1.0";
+  info.api_version = (1u << 22) | (3u << 12);
+  info.subgroup_size = 32;
+  info.subgroup_operations = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
+  info.max_workgroup_invocations = 1024;
+  info.max_workgroup_size = {1024, 1024, 64};
+  info.max_shared_memory_bytes = 49152;
+  info.extensions = {"VK_KHR_16bit_storage", "VK_KHR_shader_float16_int8", "VK_NV_cooperative_matrix"};
+  info.features.storage_buffer_16bit = true;
+  info.features.shader_float16 = true;
+  info.features.shader_int16 = true;
+  return info;
+}
+
+TEST(Devices, SummaryHasTheCapabilitiesThePromptUses) {
+  const test::ScratchDir dir;
+  const json devices = devices_summary({gpu()}, dir.path() / "device_peaks.json");
+  ASSERT_EQ(devices.size(), 1u);
+  const json& device = devices[0];
+  EXPECT_EQ(device["index"], 1);
+  EXPECT_EQ(device["name"], "Fixture GPU");
+  EXPECT_EQ(device["subgroup_size"], 32);
+  EXPECT_EQ(device["subgroup_operations"], json({"basic", "arithmetic"}));
+  EXPECT_EQ(device["max_shared_memory_bytes"], 49152);
+  EXPECT_EQ(device["max_workgroup_size"], json({1024, 1024, 64}));
+  EXPECT_EQ(device["features"]["storage_buffer_16bit"], true);
+  EXPECT_EQ(device["features"]["storage_buffer_8bit"], false);
+  EXPECT_EQ(device["features"]["shader_float16"], true);
+  EXPECT_EQ(device["features"]["shader_int8"], false);
+  EXPECT_EQ(device["cooperative_matrix"]["VK_NV_cooperative_matrix"], true);
+  EXPECT_EQ(device["cooperative_matrix"]["VK_KHR_cooperative_matrix"], false);
+  EXPECT_THAT(device["prompt_extensions"].get<std::vector<std::string>>(),
+              ElementsAre("VK_NV_cooperative_matrix", "VK_KHR_shader_float16_int8", "VK_KHR_16bit_storage"));
+  EXPECT_TRUE(device["peaks"].is_null());
+}
+
+TEST(Devices, TextSaysWhatEachDeviceCanDo) {
+  const test::ScratchDir dir;
+  const std::string text = devices_text(devices_summary({gpu()}, dir.path() / "device_peaks.json"),
+                                        dir.path() / "device_peaks.json");
+  EXPECT_THAT(
+      text,
+      HasSubstr("1: Fixture GPU (discrete, fixture driver 1.0), subgroup 32, shared memory 49152 bytes"));
+  EXPECT_THAT(text, HasSubstr("subgroup operations: basic, arithmetic"));
+  EXPECT_THAT(text, HasSubstr("16-bit: storage yes, f16 arithmetic yes, int16 yes"));
+  EXPECT_THAT(text, HasSubstr("8-bit: storage no, int8 arithmetic no"));
+  EXPECT_THAT(
+      text, HasSubstr("cooperative matrices: VK_KHR_cooperative_matrix no, VK_NV_cooperative_matrix yes\n"));
+  EXPECT_THAT(text, HasSubstr("peaks: not measured yet (a build step that searches measures them into " +
+                              (dir.path() / "device_peaks.json").string() + ")"));
+}
+
+TEST(Devices, ThePeaksAreThoseMeasuredForThisDeviceAndDriver) {
+  const test::ScratchDir dir;
+  const auto file = dir.path() / "device_peaks.json";
+  DeviceInfo other_driver = gpu();
+  other_driver.driver = "fixture driver 2.0";
+  write_file_atomic(file, json({{peaks_key(other_driver), {{"gbytes_per_second", 1.0}, {"gflops", 2.0}}},
+                                {peaks_key(gpu()), {{"gbytes_per_second", 3000.5}, {"gflops", 60000.3}}}})
+                              .dump());
+  const json devices = devices_summary({gpu()}, file);
+  EXPECT_DOUBLE_EQ(devices[0]["peaks"]["gbytes_per_second"].get<double>(), 3000.5);
+  EXPECT_DOUBLE_EQ(devices[0]["peaks"]["gflops"].get<double>(), 60000.3);
+  const std::string text = devices_text(devices, file);
+  EXPECT_THAT(text, HasSubstr("peaks: copy 3000.5 GB/s, f32 FMA 60000.3 GFLOP/s (" + file.string() + ")"));
+  EXPECT_THAT(text, Not(HasSubstr("not measured")));
+}
+
+TEST(Devices, ADamagedPeaksFileOrEntryReadsAsNotMeasured) {
+  const test::ScratchDir dir;
+  const auto file = dir.path() / "device_peaks.json";
+  for (const std::string& damaged : {"{\"" + peaks_key(gpu()) + "\": {\"gbytes_per_second\": 3000",
+                                     "{\"" + peaks_key(gpu()) + "\": {\"gbytes_per_second\": \"fast\"}}"}) {
+    write_file_atomic(file, damaged);
+    EXPECT_TRUE(devices_summary({gpu()}, file)[0]["peaks"].is_null()) << damaged;
+    EXPECT_TRUE(read_device_peaks(file).empty()) << damaged;
+  }
+}
+
+}  // namespace
+}  // namespace kernelgen
