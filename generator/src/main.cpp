@@ -12,6 +12,7 @@
 #include "kernelgen/llm/settings.hpp"
 #include "kernelgen/log_commands.hpp"
 #include "kernelgen/reference_types.hpp"
+#include "kernelgen/resource_spec.hpp"
 
 namespace {
 
@@ -143,6 +144,9 @@ int main(int argc, char** argv) {
   report->add_flag("--json", report_json, "print a JSON array of per-op objects instead of the table");
 
   auto* devices = app.add_subcommand("devices", "list the Vulkan devices (KERNELGEN_DEVICE picks by index or name)");
+  std::string resource_spec_path;
+  devices->add_option("--resource-spec", resource_spec_path,
+                      "write the file of ctest --resource-spec-file instead: a gpu slot per device (README: GPUs in ctest)");
 
   CLI11_PARSE(app, argc, argv);
   try {
@@ -162,6 +166,8 @@ int main(int argc, char** argv) {
     if (*show) return std::printf("%s", kernelgen::show_record(log_dir, record_name).c_str()), 0;
     if (*report && report_json) return std::printf("%s\n", kernelgen::report_summary(log_dir).dump(2).c_str()), 0;
     if (*report) return std::printf("%s", kernelgen::report_records(log_dir).c_str()), 0;
+    if (*devices && !resource_spec_path.empty())
+      return std::printf("%s", kernelgen::write_resource_spec(resource_spec_path).c_str()), 0;
     if (*devices) return devices_command();
   } catch (const std::exception& error) {
     std::fprintf(stderr, "kernelgen: %s\n", error.what());
