@@ -755,7 +755,8 @@ function(kernelgen_add_op name)
     target_link_libraries(test_kernelgen_${name} PRIVATE kernelgen::${name} kernelgen_reference_${name}
       kernelgen::core kernelgen_generator GTest::gtest_main)
     add_test(NAME kernelgen.${name} COMMAND test_kernelgen_${name})
-    set_tests_properties(kernelgen.${name} PROPERTIES LABELS kernelgen)
+    # A GPU of its own under ctest --resource-spec-file; the runtime opens the one ctest names (README).
+    set_tests_properties(kernelgen.${name} PROPERTIES LABELS kernelgen RESOURCE_GROUPS gpu:1)
   endif()
   if(KERNELGEN_BUILD_BENCHMARKS)
     if(NOT TARGET benchmark::benchmark)

@@ -11,6 +11,7 @@
 #include "kernelgen/log_commands.hpp"
 #include "kernelgen/reference_types.hpp"
 #include "kernelgen/report_html.hpp"
+#include "kernelgen/resource_spec.hpp"
 #include "kernelgen/validation/cases.hpp"
 #include "kernelgen/validation/isolated_validation.hpp"
 #include "kernelgen/validation/validation_devices.hpp"
@@ -193,11 +194,15 @@ Examples:
   devices->add_option("--log-dir", log_dir,
                       log_dir_help + "; its device_peaks.json holds the measured peaks");
   devices->add_flag("--json", json_output, "print a JSON array, one object per device");
+  std::string resource_spec_path;
+  devices->add_option("--resource-spec", resource_spec_path,
+                      "write the file of ctest --resource-spec-file instead: a gpu slot per device (README: GPUs in ctest)");
   devices->footer(R"(KERNELGEN_DEVICE picks one of them for kernelgen, by index or by a part of its name.
 Examples:
   kernelgen devices
   kernelgen devices --json --log-dir build/kernelgen/candidates
-  VK_DRIVER_FILES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json kernelgen devices   (lavapipe only))");
+  VK_DRIVER_FILES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json kernelgen devices   (lavapipe only)
+  kernelgen devices --resource-spec build/gpus.json   (then ctest --resource-spec-file build/gpus.json -j))");
 
   try {
     app.parse(argc, argv);
@@ -232,6 +237,8 @@ Examples:
     if (*report)
       return json_output ? print_json(kernelgen::report_summary(log_dir))
                          : print_text(kernelgen::report_records(log_dir));
+    if (*devices && !resource_spec_path.empty())
+      return print_text(kernelgen::write_resource_spec(resource_spec_path));
     if (*devices) {
       const std::filesystem::path peaks = std::filesystem::path(log_dir) / "device_peaks.json";
       const nlohmann::json summary = kernelgen::devices_summary(kernelgen::Device::list(), peaks);

@@ -15,6 +15,7 @@
 
 #include "device_internals.hpp"
 #include "device_memory.hpp"
+#include "device_selector.hpp"
 #include "kernelgen/error.hpp"
 #include "kernelgen/kernel.hpp"
 #include "kernelgen/sequence.hpp"
@@ -339,7 +340,7 @@ bool matches_selector(const DeviceInfo& device, const std::string& selector) {
 namespace {
 
 uint32_t select(const std::vector<DeviceInfo>& infos, const std::vector<VkPhysicalDevice>& devices,
-                const std::string& selector) {
+                const DeviceSelector& selector) {
   if (infos.empty())
     throw std::runtime_error(
         "kernelgen: no Vulkan device found. Install a driver; for a CPU device: apt-get install "
@@ -347,11 +348,12 @@ uint32_t select(const std::vector<DeviceInfo>& infos, const std::vector<VkPhysic
   std::vector<uint32_t> usable;
   for (const auto& info : infos)
     if (compute_queue_family(devices[info.index]) >= 0) usable.push_back(info.index);
-  if (!selector.empty()) {
+  if (!selector.text.empty()) {
     for (uint32_t index : usable)
-      if (matches_selector(infos[index], selector)) return index;
-    throw std::runtime_error("kernelgen: no Vulkan device with compute matches KERNELGEN_DEVICE='" + selector +
-                             "'; devices:" + describe_all(infos));
+      if (matches_selector(infos[index], selector.text)) return index;
+    throw std::runtime_error("kernelgen: no Vulkan device with compute matches " + selector.origin + "='" +
+                             selector.text + "'" + (selector.fix.empty() ? "" : " (" + selector.fix + ")") +
+                             "; devices:" + describe_all(infos));
   }
   if (usable.empty()) throw std::runtime_error("kernelgen: no Vulkan device has a compute queue" + describe_all(infos));
   return *std::min_element(usable.begin(), usable.end(), [&](uint32_t a, uint32_t b) {
@@ -360,11 +362,6 @@ uint32_t select(const std::vector<DeviceInfo>& infos, const std::vector<VkPhysic
     vkGetPhysicalDeviceProperties(devices[b], &pb);
     return type_preference(pa.deviceType) < type_preference(pb.deviceType);
   });
-}
-
-std::string selector_of(const DeviceOptions& options) {
-  const char* env_selector = std::getenv("KERNELGEN_DEVICE");
-  return !options.selector.empty() ? options.selector : (env_selector ? env_selector : "");
 }
 
 uint32_t spin_wait_us_of(const DeviceOptions& options, const DeviceInfo& info) {
@@ -483,7 +480,7 @@ Device::Device(const DeviceOptions& options) : impl_(std::make_unique<Impl>()) {
   const auto devices = physical_devices(impl_->instance);
   std::vector<DeviceInfo> infos;
   for (uint32_t i = 0; i < devices.size(); ++i) infos.push_back(describe(devices[i], i));
-  const uint32_t index = select(infos, devices, selector_of(options));
+  const uint32_t index = select(infos, devices, device_selector(options));
   impl_->physical = devices[index];
   impl_->info = infos[index];
   if (impl_->info.api_version < VK_API_VERSION_1_1)
@@ -592,7 +589,7 @@ DeviceInfo Device::describe_selected(const DeviceOptions& options) {
     const auto devices = physical_devices(instance);
     std::vector<DeviceInfo> infos;
     for (uint32_t i = 0; i < devices.size(); ++i) infos.push_back(describe(devices[i], i));
-    info = infos[select(infos, devices, selector_of(options))];
+    info = infos[select(infos, devices, device_selector(options))];
   } catch (...) {
     vkDestroyInstance(instance, nullptr);
     throw;

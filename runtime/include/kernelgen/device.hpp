@@ -37,6 +37,7 @@ class BufferWatchers {
 
 struct DeviceOptions {
   // Index ("1") or case-insensitive name substring ("llvmpipe", "H100"). Empty: $KERNELGEN_DEVICE, else the
+  // device ctest gave the running test ($CTEST_RESOURCE_GROUP_0_GPU, see README "GPUs in ctest"), else the
   // first discrete GPU, else integrated, else virtual, else CPU.
   std::string selector;
   // Out-of-bounds accesses are discarded or return zero instead of being undefined. On while validating
