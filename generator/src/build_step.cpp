@@ -23,6 +23,7 @@
 #include "kernelgen/manifest.hpp"
 #include "kernelgen/optimise/device_peaks.hpp"
 #include "kernelgen/prompt.hpp"
+#include "kernelgen/reference_module.hpp"
 #include "kernelgen/search.hpp"
 #include "kernelgen/spirv_interface.hpp"
 
@@ -272,14 +273,16 @@ int search_and_check_in(const BuildStepOptions& options, const OpSpec& spec, con
 
 int run_build_step(const BuildStepOptions& options) {
   const OpSpec spec = load_op_spec(options.spec_path.string());
-  const ReferenceFunction reference = find_reference(spec.name);
-  if (!reference) throw std::runtime_error("op '" + spec.name + "': no reference is linked into this kernelgen tool");
   std::string reference_text;
   try {
     reference_text = read_file(spec.reference_path);
   } catch (const std::exception& error) {
     throw std::runtime_error("op '" + spec.name + "': REFERENCE " + error.what());
   }
+  // Loaded here, though only the validation workers call it, so that a wrong module fails every build alike.
+  const std::filesystem::path reference_module =
+      options.reference_module.empty() ? default_reference_module(options.spec_path) : options.reference_module;
+  load_reference(reference_module, spec.name);
   const std::string hash = spec_hash(spec, reference_text, prompt_template_version());
   std::vector<Candidate> declared = declared_candidates(spec);
 
@@ -317,6 +320,7 @@ int run_build_step(const BuildStepOptions& options) {
     if (const int failed =
             configure_search(options, spec, sources, device, !declared.empty() || options.optimise, config))
       return failed;
+    config.isolation.reference_module = reference_module;
     if (options.optimise) {
       // The checked-in kernel is the one candidate before the optimisation rounds.
       declared = {Candidate{check.kernel->source, check.kernel->manifest.author,
@@ -333,7 +337,8 @@ int run_build_step(const BuildStepOptions& options) {
     if (const int failed = search_and_check_in(options, spec, reference_text, hash, device, declared, config, kernel))
       return failed;
   }
-  write_file_atomic(options.output, emit_kernel_data(spec, *kernel));
+  // Unchanged kernel data keeps its timestamp: the op's library is not recompiled when only its reference was.
+  write_file_if_changed(options.output, emit_kernel_data(spec, *kernel));
   return 0;
 }
 
