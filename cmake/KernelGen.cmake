@@ -28,6 +28,9 @@
 #   kernelgen_regenerate_<name> target that searches for the kernel again (and kernelgen_regenerate for all)
 #   kernelgen_reference_module_<name>   the reference as a module the tool loads, <build>/kernelgen/<name>/reference.so
 #
+# In kernelgen's tree (add_subdirectory, FetchContent) or from an install (find_package(KernelGen)); either way
+# the build step runs the tool kernelgen::tool.
+#
 # The kernel is checked at build time, never at configure time: the build fails with instructions when
 # generated/<name>/ is missing, corrupt or stale and no candidate passes. A kernel.spv that its kernel.comp
 # does not compile to is corrupt; one that another glslang compiled fails too, unless KERNELGEN_ALLOW_OTHER_GLSLANG
@@ -279,7 +282,9 @@ function(kernelgen_add_op name)
   # Set here, not at file scope: a consumer calls this function from its own directories, where variables of
   # the directory that included this file are not visible. The helpers below see them as their caller's.
   set(_KERNELGEN_TEMPLATES "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/templates")
-  set(_KERNELGEN_DTYPES_DEF "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/../runtime/include/kernelgen/dtypes.def")
+  # The runtime's header, in the source tree or installed: where kernelgen's CMakeLists.txt or
+  # KernelGenConfig.cmake said.
+  get_property(_KERNELGEN_DTYPES_DEF GLOBAL PROPERTY KERNELGEN_DTYPES_DEF)
   _kernelgen_read_dtypes()
   # A JSON number, since values are copied into the spec as they are written.
   set(_KERNELGEN_NUMBER "^-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$")
