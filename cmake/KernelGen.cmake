@@ -26,7 +26,8 @@
 #   test_kernelgen_<name>       GoogleTest revalidating the kernel on fresh inputs (ctest label `kernelgen`)
 #   bench_kernelgen_<name>      Google Benchmark timing it with GPU timestamps
 #   kernelgen_regenerate_<name> target that searches for the kernel again (and kernelgen_regenerate for all)
-#   kernelgen_reference_module_<name>   the reference as a module the tool loads, <build>/kernelgen/<name>/reference.so
+#   kernelgen_reference_module_<name>
+#                               the reference as a module the tool loads: <build>/kernelgen/<name>/reference.so
 #
 # In kernelgen's tree (add_subdirectory, FetchContent) or from an install (find_package(KernelGen)); either way
 # the build step runs the tool kernelgen::tool.

@@ -17,9 +17,9 @@ ReferenceFunction load_reference(const std::filesystem::path& module, const std:
                           "/reference.so; build that, and give it with --reference";
   if (module.empty()) throw std::runtime_error("op '" + op + "': no reference module given. " + fix);
   if (!std::filesystem::is_regular_file(module)) throw std::runtime_error(where + " does not exist. " + fix);
-  // RTLD_NOW: a symbol the module needs and the tool lacks is an error here, naming it, not a crash later.
-  // Never closed: the registry keeps pointers into it.
-  // An absolute path: dlopen would look a bare file name up in the library search path.
+  // An absolute path, since dlopen looks a bare file name up in the library search path. RTLD_NOW: a symbol
+  // the module needs and the tool lacks is an error here, naming it, not a crash later. Never closed: the
+  // registry keeps pointers into it.
   if (!::dlopen(std::filesystem::absolute(module).c_str(), RTLD_NOW | RTLD_LOCAL)) {
     const char* error = ::dlerror();
     throw std::runtime_error(where + " cannot be loaded: " + (error ? error : "unknown error"));

@@ -62,7 +62,8 @@ class Search : public ::testing::Test {
     config_.base_seed = base_seed_from_environment();
     config_.timing_runs = 3;
     config_.isolation.tool = KERNELGEN_TEST_TOOL;
-    config_.isolation.reference_module = default_reference_module(std::string(KERNELGEN_TEST_SPECS_DIR) + "/relu/spec.json");
+    config_.isolation.reference_module =
+        default_reference_module(std::string(KERNELGEN_TEST_SPECS_DIR) + "/relu/spec.json");
   }
 
   SearchOutcome search() {

@@ -36,11 +36,12 @@ double validation_timeout(const std::optional<std::string>& setting);
 Verdict evaluate_isolated(const IsolationSettings& settings, const OpSpec& spec, const std::string& glsl,
                           const ValidationOptions& options, KernelBinary* binary = nullptr);
 
-// The child's side, `kernelgen validate-worker --reference <module>`: loads the op's reference module, reads one request (spec, GLSL, seed, timing runs) as JSON from stdin, writes JSON lines to stdout
-// (the device, the compiled binary, the verdict, or an error) and returns the exit code. Test hook: with KERNELGEN_TEST_WORKER_ABORT=1 it aborts right after reading the request,
-// which is how the tests make a validation process crash; with KERNELGEN_TEST_WORKER_FAULT=device_lost or
-// out_of_memory its first dispatch fails as a lost device or exhausted memory would, and with =timing the
-// timing of a passing kernel fails.
+// The child's side, `kernelgen validate-worker --reference <module>`: loads the op's reference module, reads
+// one request (spec, GLSL, seed, timing runs) as JSON from stdin, writes JSON lines to stdout (the device, the
+// compiled binary, the verdict, or an error) and returns the exit code. Test hook: with
+// KERNELGEN_TEST_WORKER_ABORT=1 it aborts right after reading the request, which is how the tests make a
+// validation process crash; with KERNELGEN_TEST_WORKER_FAULT=device_lost or out_of_memory its first dispatch
+// fails as a lost device or exhausted memory would, and with =timing the timing of a passing kernel fails.
 int run_validation_worker(const std::filesystem::path& reference_module);
 
 }  // namespace kernelgen
