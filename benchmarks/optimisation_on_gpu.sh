@@ -5,8 +5,9 @@
 #   2. the spread of repeated timings of one kernel: eight separate `kernelgen validate --time 31` per op, and the
 #      benchmark's GPU case with 8 repetitions (the same timing harness).
 # Usage: benchmarks/optimisation_on_gpu.sh <build dir> <output dir>
-# The build dir needs bin/kernelgen, kernelgen/<op>/spec.json and ops/<op>/bench_kernelgen_<op> (built on a Debian
-# machine and copied over, with the Vulkan loader they need); run it from the source tree the specs name.
+# The build dir needs bin/kernelgen, kernelgen/<op>/{spec.json,reference.so} (the op's reference module) and
+# ops/<op>/bench_kernelgen_<op> (built on a Debian machine and copied over, with the Vulkan loader they need); run
+# it from the source tree the specs name.
 set -u
 build=${1:?usage: $0 <build dir> <output dir>}
 out=${2:?usage: $0 <build dir> <output dir>}

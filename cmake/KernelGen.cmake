@@ -30,6 +30,11 @@
 #   test_kernelgen_<name>       GoogleTest revalidating the kernel on fresh inputs (ctest label `kernelgen`)
 #   bench_kernelgen_<name>      Google Benchmark timing it with GPU timestamps
 #   kernelgen_regenerate_<name> target that searches for the kernel again (and kernelgen_regenerate for all)
+#   kernelgen_reference_module_<name>
+#                               the reference as a module the tool loads: <build>/kernelgen/<name>/reference.so
+#
+# In kernelgen's tree (add_subdirectory, FetchContent) or from an install (find_package(KernelGen)); either way
+# the build step runs the tool kernelgen::tool.
 #
 # The kernel is checked at build time, never at configure time: the build fails with instructions when
 # generated/<name>/ is missing, corrupt or stale and no candidate passes. A kernel.spv that its kernel.comp
@@ -55,12 +60,12 @@ if(NOT TARGET kernelgen_regenerate)
   _kernelgen_log_dir(_kernelgen_log)
   # Runs after every kernelgen_regenerate_<op>: the summary table of the candidate log.
   add_custom_target(kernelgen_regenerate
-    COMMAND kernelgen_tool report --log-dir "${_kernelgen_log}"
+    COMMAND kernelgen::tool report --log-dir "${_kernelgen_log}"
     COMMENT "kernelgen: candidate log summary (${_kernelgen_log})"
     USES_TERMINAL VERBATIM)
   # Optimisation rounds started from every checked-in kernel, then the same summary.
   add_custom_target(kernelgen_optimise
-    COMMAND kernelgen_tool report --log-dir "${_kernelgen_log}"
+    COMMAND kernelgen::tool report --log-dir "${_kernelgen_log}"
     COMMENT "kernelgen: candidate log summary (${_kernelgen_log})"
     USES_TERMINAL VERBATIM)
   unset(_kernelgen_log)
@@ -282,7 +287,9 @@ function(kernelgen_add_op name)
   # Set here, not at file scope: a consumer calls this function from its own directories, where variables of
   # the directory that included this file are not visible. The helpers below see them as their caller's.
   set(_KERNELGEN_TEMPLATES "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/templates")
-  set(_KERNELGEN_DTYPES_DEF "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/../runtime/include/kernelgen/dtypes.def")
+  # The runtime's header, in the source tree or installed: where kernelgen's CMakeLists.txt or
+  # KernelGenConfig.cmake said.
+  get_property(_KERNELGEN_DTYPES_DEF GLOBAL PROPERTY KERNELGEN_DTYPES_DEF)
   _kernelgen_read_dtypes()
   # A JSON number, since values are copied into the spec as they are written.
   set(_KERNELGEN_NUMBER "^-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$")
@@ -712,10 +719,26 @@ function(kernelgen_add_op name)
   if(NOT checked_in_count EQUAL expected_count)
     file(REMOVE "${kernel_data}")
   endif()
+  # The op's reference, compiled once: into the op's test, and into a module the tool loads (see
+  # generator/include/kernelgen/reference_module.hpp). The tool links no reference, so a changed reference
+  # relinks this module and re-runs this op's step alone.
+  add_library(kernelgen_reference_${name} OBJECT "${reference}")
+  set_target_properties(kernelgen_reference_${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  target_link_libraries(kernelgen_reference_${name} PUBLIC kernelgen::reference)
+  set(module kernelgen_reference_module_${name})
+  add_library(${module} MODULE)
+  target_link_libraries(${module} PRIVATE kernelgen_reference_${name})
+  # $<1:...>: the folder itself, without the per-configuration subfolder a multi-config generator would add.
+  set_target_properties(${module} PROPERTIES PREFIX "" OUTPUT_NAME reference LIBRARY_OUTPUT_DIRECTORY "$<1:${dir}>")
+
   _kernelgen_tool_settings(tool_settings)
+  set(build_op kernelgen::tool build-op --spec "${dir}/spec.json" --reference "$<TARGET_FILE:${module}>"
+               --out "${kernel_data}")
+  # The step rewrites kernel_data.cpp only when it changes, and Ninja restats custom commands' outputs: a step
+  # that re-runs for a touched reference leaves the op's library as it was.
   add_custom_command(OUTPUT "${kernel_data}"
-    COMMAND kernelgen_tool build-op --spec "${dir}/spec.json" --out "${kernel_data}" ${tool_settings}
-    DEPENDS kernelgen_tool "${dir}/spec.json" "${reference}" ${kernel} ${variant_kernels} ${checked_in}
+    COMMAND ${build_op} ${tool_settings}
+    DEPENDS kernelgen::tool ${module} "${dir}/spec.json" "${reference}" ${kernel} ${variant_kernels} ${checked_in}
     COMMENT "kernelgen: checking ${name}'s kernel in ${generated_dir}"
     JOB_POOL kernelgen_gpu
     VERBATIM)
@@ -727,16 +750,12 @@ function(kernelgen_add_op name)
       set(what "optimising ${name}'s checked-in kernel")
     endif()
     add_custom_target(kernelgen_${request}_${name}
-      COMMAND kernelgen_tool build-op --spec "${dir}/spec.json" --out "${kernel_data}" --${request} ${tool_settings}
-      DEPENDS kernelgen_tool
+      COMMAND ${build_op} --${request} ${tool_settings}
+      DEPENDS kernelgen::tool ${module}
       COMMENT "kernelgen: ${what}"
       USES_TERMINAL VERBATIM)
     add_dependencies(kernelgen_${request} kernelgen_${request}_${name})
   endforeach()
-
-  add_library(kernelgen_reference_${name} OBJECT "${reference}")
-  target_link_libraries(kernelgen_reference_${name} PUBLIC kernelgen::reference)
-  target_link_libraries(kernelgen_tool PRIVATE kernelgen_reference_${name})
 
   add_library(kernelgen_op_${name} STATIC "${dir}/op.cpp" "${kernel_data}")
   add_library(kernelgen::${name} ALIAS kernelgen_op_${name})
@@ -753,7 +772,7 @@ function(kernelgen_add_op name)
     add_executable(test_kernelgen_${name} "${dir}/test.cpp")
     # The generator library for its glslang: the test compiles kernel.comp to check it is what the wrapper runs.
     target_link_libraries(test_kernelgen_${name} PRIVATE kernelgen::${name} kernelgen_reference_${name}
-      kernelgen::core kernelgen_generator GTest::gtest_main)
+      kernelgen::core kernelgen::generator GTest::gtest_main)
     add_test(NAME kernelgen.${name} COMMAND test_kernelgen_${name})
     # A GPU of its own under ctest --resource-spec-file; the runtime opens the one ctest names (README).
     set_tests_properties(kernelgen.${name} PROPERTIES LABELS kernelgen RESOURCE_GROUPS gpu:1)

@@ -25,6 +25,7 @@
 #include "kernelgen/manifest.hpp"
 #include "kernelgen/optimise/device_peaks.hpp"
 #include "kernelgen/prompt.hpp"
+#include "kernelgen/reference_module.hpp"
 #include "kernelgen/search.hpp"
 #include "kernelgen/spirv_interface.hpp"
 
@@ -284,7 +285,8 @@ int search_and_check_in(const BuildStepOptions& options, const OpSpec& spec, con
 // code; `checked_in` receives the variant.
 int build_variant(const BuildStepOptions& options, const OpSpec& spec, const VariantSpec& variant,
                   const std::string& reference_text, const std::string& hash, const llm::SettingSources& sources,
-                  OtherCompiler other_compiler, std::optional<GeneratedKernel>& checked_in) {
+                  OtherCompiler other_compiler, const std::filesystem::path& reference_module,
+                  std::optional<GeneratedKernel>& checked_in) {
   OpSpec at = spec;
   at.generated_dir = spec.variant_dir(variant);
   const std::string what = "op '" + spec.name + "': variant '" + variant.name + "'";
@@ -302,6 +304,7 @@ int build_variant(const BuildStepOptions& options, const OpSpec& spec, const Var
   const DeviceInfo device = Device::describe_selected();
   SearchConfig config;
   configure_validation(options, sources, device, config);
+  config.isolation.reference_module = reference_module;
   config.rounds = 0;
   const Compilation compiled = compile_glsl(source);
   std::vector<DeviceInfo> able;
@@ -342,14 +345,16 @@ int build_variant(const BuildStepOptions& options, const OpSpec& spec, const Var
 
 int run_build_step(const BuildStepOptions& options) {
   const OpSpec spec = load_op_spec(options.spec_path.string());
-  const ReferenceFunction reference = find_reference(spec.name);
-  if (!reference) throw std::runtime_error("op '" + spec.name + "': no reference is linked into this kernelgen tool");
   std::string reference_text;
   try {
     reference_text = read_file(spec.reference_path);
   } catch (const std::exception& error) {
     throw std::runtime_error("op '" + spec.name + "': REFERENCE " + error.what());
   }
+  // Loaded here, though only the validation workers call it, so that a wrong module fails every build alike.
+  const std::filesystem::path reference_module =
+      options.reference_module.empty() ? default_reference_module(options.spec_path) : options.reference_module;
+  load_reference(reference_module, spec.name);
   const std::string hash = spec_hash(spec, reference_text, prompt_template_version());
   std::vector<Candidate> declared = declared_candidates(spec);
 
@@ -387,6 +392,7 @@ int run_build_step(const BuildStepOptions& options) {
     if (const int failed =
             configure_search(options, spec, sources, device, !declared.empty() || options.optimise, config))
       return failed;
+    config.isolation.reference_module = reference_module;
     if (options.optimise) {
       // The checked-in kernel is the one candidate before the optimisation rounds.
       declared = {Candidate{check.kernel->source, check.kernel->manifest.author,
@@ -406,12 +412,13 @@ int run_build_step(const BuildStepOptions& options) {
   std::vector<CheckedInVariant> variants;
   for (const VariantSpec& variant : spec.variants) {
     std::optional<GeneratedKernel> checked_in;
-    if (const int failed =
-            build_variant(options, spec, variant, reference_text, hash, sources, other_compiler, checked_in))
+    if (const int failed = build_variant(options, spec, variant, reference_text, hash, sources, other_compiler,
+                                         reference_module, checked_in))
       return failed;
     variants.push_back({variant.name, std::move(*checked_in)});
   }
-  write_file_atomic(options.output, emit_kernel_data(spec, *kernel, variants));
+  // Unchanged kernel data keeps its timestamp: the op's library is not recompiled when only its reference was.
+  write_file_if_changed(options.output, emit_kernel_data(spec, *kernel, variants));
   return 0;
 }
 

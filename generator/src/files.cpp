@@ -74,4 +74,12 @@ void write_file_atomic(const std::filesystem::path& path, const std::string& byt
   std::filesystem::rename(temporary, path);
 }
 
+bool write_file_if_changed(const std::filesystem::path& path, const std::string& bytes) {
+  std::error_code error;
+  const auto size = std::filesystem::file_size(path, error);
+  if (!error && size == bytes.size() && read_file(path) == bytes) return false;
+  write_file_atomic(path, bytes);
+  return true;
+}
+
 }  // namespace kernelgen

@@ -9,6 +9,7 @@
 #include "kernelgen/files.hpp"
 #include "kernelgen/llm/settings.hpp"
 #include "kernelgen/log_commands.hpp"
+#include "kernelgen/reference_module.hpp"
 #include "kernelgen/reference_types.hpp"
 #include "kernelgen/report_html.hpp"
 #include "kernelgen/resource_spec.hpp"
@@ -18,21 +19,17 @@
 
 namespace {
 
-int validate_command(const std::string& spec_path, const std::string& kernel_path, bool json_output, int timing_runs,
-                     double timeout_s) {
+int validate_command(const std::string& spec_path, std::filesystem::path reference_module,
+                     const std::string& kernel_path, bool json_output, int timing_runs, double timeout_s) {
   const kernelgen::OpSpec spec = kernelgen::load_op_spec(spec_path);
-  const kernelgen::ReferenceFunction reference = kernelgen::find_reference(spec.name);
-  if (!reference) {
-    std::fprintf(stderr, "kernelgen: op '%s' has no reference linked into this tool; it knows:", spec.name.c_str());
-    for (const auto& name : kernelgen::registered_references()) std::fprintf(stderr, " %s", name.c_str());
-    std::fprintf(stderr, "\n");
-    return 2;
-  }
+  if (reference_module.empty()) reference_module = kernelgen::default_reference_module(spec_path);
+  kernelgen::load_reference(reference_module, spec.name);  // fails here, rather than in every worker
   const std::string source = kernelgen::read_file(kernel_path);
   const uint64_t seed = kernelgen::base_seed_from_environment();
   const kernelgen::Verdict verdict =
       kernelgen::evaluate_isolated({.tool = {}, .timeout_s = timeout_s,
-                                    .devices = kernelgen::validation_devices_from_environment()},
+                                    .devices = kernelgen::validation_devices_from_environment(),
+                                    .reference_module = reference_module},
                                    spec, source,
                                    {seed, timing_runs, kernelgen::stress_runs_from_environment()});
   if (json_output) {
@@ -102,6 +99,9 @@ int main(int argc, char** argv) {
       "rejected kernel (validate) or a failed build step (build-op), 2 bad arguments or input.");
 
   std::string spec_path, kernel_path;
+  std::filesystem::path reference_module;
+  const std::string reference_help =
+      "the op's reference module (default: reference.so beside the spec, where kernelgen_add_op builds it)";
   bool json_output = false;
   int timing_runs = 0;
   std::optional<double> timeout_s;
@@ -110,6 +110,7 @@ int main(int argc, char** argv) {
   validate->add_option("--spec", spec_path, "the op's spec.json (in <build>/kernelgen/<op>/)")->required()
       ->check(CLI::ExistingFile);
   validate->add_option("--kernel", kernel_path, "GLSL compute shader (.comp)")->required()->check(CLI::ExistingFile);
+  validate->add_option("--reference", reference_module, reference_help);
   validate->add_flag("--json", json_output, "print the verdict as one JSON object");
   validate->add_option("--time", timing_runs, "time the kernel over N GPU-timestamped runs when it passes");
   validate->add_option("--timeout", timeout_s,
@@ -125,6 +126,7 @@ arguments).)");
 
   // The child process of every validation (isolated_validation.hpp); not for people.
   auto* worker = app.add_subcommand("validate-worker", "validate one candidate read as JSON from stdin")->group("");
+  worker->add_option("--reference", reference_module, "the op's reference module");
 
   kernelgen::BuildStepOptions step;
   std::vector<std::string> settings;
@@ -134,6 +136,7 @@ arguments).)");
       "of this tool)";
   auto* build_op = app.add_subcommand("build-op", "the per-op build step: check generated/<op>/, search, emit kernel data");
   build_op->add_option("--spec", step.spec_path, "the op's spec.json")->required()->check(CLI::ExistingFile);
+  build_op->add_option("--reference", step.reference_module, reference_help);
   build_op->add_option("--out", step.output, "the C++ file to emit")->required();
   build_op->add_flag("--regenerate", step.regenerate, "search again even when generated/<op>/ is current");
   build_op->add_flag("--optimise", step.optimise,
@@ -212,12 +215,12 @@ Examples:
     return app.exit(error) == 0 ? 0 : 2;
   }
   try {
-    if (*worker) return kernelgen::run_validation_worker();
+    if (*worker) return kernelgen::run_validation_worker(reference_module);
     if (*validate) {
       const char* setting = std::getenv("KERNELGEN_VALIDATION_TIMEOUT_S");
       const double limit =
           timeout_s ? *timeout_s : kernelgen::validation_timeout(setting ? std::optional<std::string>(setting) : std::nullopt);
-      return validate_command(spec_path, kernel_path, json_output, timing_runs, limit);
+      return validate_command(spec_path, reference_module, kernel_path, json_output, timing_runs, limit);
     }
     if (*build_op) {
       step.explicit_settings = explicit_settings(settings);

@@ -66,9 +66,10 @@ class CrashSafety : public ::testing::Test {
   pid_t start_build_step() const {
     const std::string out = (scratch_.path() / "relu.cpp").string();
     const std::string log = log_dir().string();
-    const char* argv[] = {KERNELGEN_TEST_TOOL, "build-op", "--regenerate", "--spec", spec_path_.c_str(), "--out",
-                          out.c_str(), "--set", "KERNELGEN_MODEL=replay", "--cassette-dir",
-                          KERNELGEN_TEST_CASSETTES_DIR, "--log-dir", log.c_str(), nullptr};
+    const char* argv[] = {KERNELGEN_TEST_TOOL, "build-op", "--regenerate", "--spec", spec_path_.c_str(),
+                          "--reference", KERNELGEN_TEST_SPECS_DIR "/relu/reference.so", "--out", out.c_str(),
+                          "--set", "KERNELGEN_MODEL=replay", "--cassette-dir", KERNELGEN_TEST_CASSETTES_DIR,
+                          "--log-dir", log.c_str(), nullptr};
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);

@@ -42,8 +42,15 @@ std::string relu() { return read_file(std::string(KERNELGEN_TEST_GENERATED_DIR) 
 
 OpSpec relu_spec() { return load_op_spec(std::string(KERNELGEN_TEST_SPECS_DIR) + "/relu/spec.json"); }
 
-IsolationSettings settings() { return {KERNELGEN_TEST_TOOL, kPassLimit}; }
-IsolationSettings hang_settings() { return {KERNELGEN_TEST_TOOL, kLimit}; }
+// relu's reference module, which kernelgen_add_op built beside its spec.
+std::filesystem::path relu_module() { return std::string(KERNELGEN_TEST_SPECS_DIR) + "/relu/reference.so"; }
+
+IsolationSettings settings() {
+  return {.tool = KERNELGEN_TEST_TOOL, .timeout_s = kPassLimit, .reference_module = relu_module()};
+}
+IsolationSettings hang_settings() {
+  return {.tool = KERNELGEN_TEST_TOOL, .timeout_s = kLimit, .reference_module = relu_module()};
+}
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -260,14 +267,28 @@ TEST(IsolatedValidation, TheWorkerInheritsTheEnvironmentLessTheProviderKeys) {
   EXPECT_EQ(::getenv("OPENAI_API_KEY"), std::string("sk-openai-SECRET")) << "this process keeps its own";
 }
 
-TEST(IsolatedValidation, AWorkerWithoutTheOpsReferenceIsAnErrorNamingTheOp) {
+TEST(IsolatedValidation, AModuleWithoutTheOpsReferenceIsAnErrorNamingTheModuleAndTheOp) {
   OpSpec spec = relu_spec();
-  spec.name = "not_in_the_tool";
+  spec.name = "not_in_the_module";
   try {
     evaluate_isolated(settings(), spec, relu(), {1, 0});
     FAIL() << "validated without a reference";
   } catch (const std::runtime_error& error) {
-    EXPECT_THAT(error.what(), HasSubstr("op 'not_in_the_tool' has no reference linked into"));
+    EXPECT_THAT(error.what(), HasSubstr("op 'not_in_the_module': reference module " + relu_module().string() +
+                                        " registers no reference for the op (references known: relu)"));
+  }
+}
+
+TEST(IsolatedValidation, AMissingReferenceModuleIsAnErrorNamingItAndHowToBuildIt) {
+  IsolationSettings without = settings();
+  without.reference_module = "/nonexistent/relu/reference.so";
+  try {
+    evaluate_isolated(without, relu_spec(), relu(), {1, 0});
+    FAIL() << "validated without a reference module";
+  } catch (const std::runtime_error& error) {
+    EXPECT_THAT(error.what(), HasSubstr("op 'relu': reference module /nonexistent/relu/reference.so does not exist. "
+                                        "kernelgen_add_op(relu) builds it as the target "
+                                        "kernelgen_reference_module_relu"));
   }
 }
 
@@ -293,7 +314,7 @@ TEST(IsolatedSearch, GoesOnAfterAKernelThatHangsAndAcceptsTheNext) {
   ASSERT_TRUE(evaluate_isolated(settings(), spec, relu(), {1, 0}).passed());
   const double limit = std::max(kLimit, 3 * seconds_since(calibration) + 2);
   SearchConfig config;
-  config.isolation = {KERNELGEN_TEST_TOOL, limit};
+  config.isolation = {.tool = KERNELGEN_TEST_TOOL, .timeout_s = limit, .reference_module = relu_module()};
   config.base_seed = base_seed_from_environment();
   config.timing_runs = 3;
   const std::vector<Candidate> declared = {{infinite_loop(), "hand-written", "infinite_loop.comp"},

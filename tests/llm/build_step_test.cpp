@@ -61,6 +61,7 @@ class BuildOp : public ::testing::Test {
   int build_op(const fs::path& spec, const std::string& arguments, std::string& output,
                const std::string& environment = "") {
     return run(environment + " " + quoted(KERNELGEN_TEST_TOOL) + " build-op --spec " + quoted(spec) +
+                   " --reference " + quoted(fs::path(KERNELGEN_TEST_SPECS_DIR) / "relu" / "reference.so") +
                    " --out " + quoted(output_file()) + " --log-dir " + quoted(dir_.path() / "candidates") +
                    " " + arguments,
                dir_.path() / "build_op.log", output);

@@ -13,6 +13,7 @@
 #include "kernelgen/llm/cassette.hpp"
 #include "kernelgen/llm/settings.hpp"
 #include "kernelgen/prompt.hpp"
+#include "kernelgen/reference_module.hpp"
 #include "kernelgen/search.hpp"
 #include "kernelgen/validation/cases.hpp"
 #include "relu_replies.hpp"
@@ -69,6 +70,8 @@ class Optimisation : public ::testing::Test {
     config_.base_seed = base_seed_from_environment();
     config_.timing_runs = 15;
     config_.isolation.tool = KERNELGEN_TEST_TOOL;
+    config_.isolation.reference_module =
+        default_reference_module(std::string(KERNELGEN_TEST_SPECS_DIR) + "/relu/spec.json");
     config_.peaks = DevicePeaks{"test", 1.0, 1.0};
   }
 

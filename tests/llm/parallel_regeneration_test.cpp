@@ -28,7 +28,8 @@ TEST(ParallelRegeneration, ConcurrentBuildStepsLeaveEveryKernelAndRecordIntact) 
     spec["generated_dir"] = (scratch.path() / "generated" / op).string();
     const auto spec_path = scratch.path() / (std::string(op) + ".json");
     write_file_atomic(spec_path, spec.dump());
-    command += std::string(" \"") + KERNELGEN_TEST_TOOL + "\" build-op --spec \"" + spec_path.string() + "\" --out \"" +
+    command += std::string(" \"") + KERNELGEN_TEST_TOOL + "\" build-op --spec \"" + spec_path.string() +
+               "\" --reference \"" + KERNELGEN_TEST_SPECS_DIR + "/" + op + "/reference.so\" --out \"" +
                (scratch.path() / (std::string(op) + ".cpp")).string() +
                "\" --set KERNELGEN_MODEL=replay --set KERNELGEN_VALIDATION_TIMEOUT_S=900 --cassette-dir \"" + KERNELGEN_TEST_CASSETTES_DIR + "\" --log-dir \"" +
                log.string() + "\" 2>/dev/null & pids=\"$pids $!\";";

@@ -15,6 +15,7 @@
 #include "kernelgen/device.hpp"
 #include "kernelgen/files.hpp"
 #include "kernelgen/prompt.hpp"
+#include "kernelgen/reference_module.hpp"
 #include "relu_replies.hpp"
 
 namespace kernelgen {
@@ -60,7 +61,9 @@ class Search : public ::testing::Test {
     config_.prices = shipped_prices();
     config_.base_seed = base_seed_from_environment();
     config_.timing_runs = 3;
-    config_.isolation.tool = KERNELGEN_TEST_TOOL;  // its validate-worker has relu's reference linked in
+    config_.isolation.tool = KERNELGEN_TEST_TOOL;
+    config_.isolation.reference_module =
+        default_reference_module(std::string(KERNELGEN_TEST_SPECS_DIR) + "/relu/spec.json");
   }
 
   SearchOutcome search() {

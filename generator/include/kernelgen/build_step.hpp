@@ -8,7 +8,10 @@ namespace kernelgen {
 
 struct BuildStepOptions {
   std::filesystem::path spec_path;
-  std::filesystem::path output;  // the kernel data .cpp to emit
+  // The op's reference module (kernelgen_add_op's kernelgen_reference_module_<op>); empty: reference.so beside
+  // the spec, where kernelgen_add_op builds it.
+  std::filesystem::path reference_module;
+  std::filesystem::path output;  // the kernel data .cpp to emit; rewritten only when its content changes
   bool regenerate = false;       // search again even when generated/<op>/ is current
   // Run optimisation rounds from the checked-in kernel (kernelgen_optimise_<op>): OPT_ROUNDS of them, or
   // KERNELGEN_OPT_ROUNDS, or 2 where both are 0; the kernel is replaced only by a faster one.

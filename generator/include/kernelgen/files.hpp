@@ -20,4 +20,9 @@ int remove_abandoned_siblings(const std::filesystem::path& directory);
 // crash) sees the old content or the new, never half of it.
 void write_file_atomic(const std::filesystem::path& path, const std::string& bytes);
 
+// write_file_atomic(), unless the file holds these bytes already: then it is left alone, timestamp and all, so
+// that a build tool that checks outputs after a step (Ninja's restat) rebuilds nothing that depends on it.
+// Returns whether it wrote.
+bool write_file_if_changed(const std::filesystem::path& path, const std::string& bytes);
+
 }  // namespace kernelgen

@@ -25,7 +25,7 @@
 #include "kernelgen/device.hpp"
 #include "kernelgen/llm/settings.hpp"
 #include "kernelgen/validation/evaluate.hpp"
-#include "kernelgen/reference_types.hpp"
+#include "kernelgen/reference_module.hpp"
 
 extern char** environ;
 
@@ -128,7 +128,8 @@ struct ChildRun {
   std::string err_tail;
 };
 
-ChildRun run_child(const std::filesystem::path& tool, const std::string& request, double timeout_s) {
+ChildRun run_child(const std::filesystem::path& tool, const std::filesystem::path& reference_module,
+                   const std::string& request, double timeout_s) {
   const int input = request_fd(request);
   int out[2], err[2];
   if (::pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
@@ -152,11 +153,13 @@ ChildRun run_child(const std::filesystem::path& tool, const std::string& request
   posix_spawnattr_setsigmask(&attributes, &none);
   posix_spawnattr_setsigdefault(&attributes, &defaults);
 
-  const std::string program = tool.string();
-  char* argv[] = {const_cast<char*>(program.c_str()), const_cast<char*>("validate-worker"), nullptr};
+  const std::string program = tool.string(), module = reference_module.string();
+  std::vector<char*> argv = {const_cast<char*>(program.c_str()), const_cast<char*>("validate-worker")};
+  if (!module.empty()) argv.insert(argv.end(), {const_cast<char*>("--reference"), const_cast<char*>(module.c_str())});
+  argv.push_back(nullptr);
   pid_t pid = 0;
   std::vector<char*> environment = worker_environment();
-  const int spawned = ::posix_spawn(&pid, program.c_str(), &actions, &attributes, argv, environment.data());
+  const int spawned = ::posix_spawn(&pid, program.c_str(), &actions, &attributes, argv.data(), environment.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
   ::close(input);
@@ -233,16 +236,17 @@ double validation_timeout(const std::optional<std::string>& setting) {
 namespace {
 
 // One worker on one device (nullopt: the worker's own choice).
-Verdict evaluate_on_worker(const std::filesystem::path& tool, double timeout_s, const OpSpec& spec,
+Verdict evaluate_on_worker(const IsolationSettings& settings, const std::filesystem::path& tool, const OpSpec& spec,
                            const std::string& glsl, const ValidationOptions& options,
                            std::optional<uint32_t> device_index, KernelBinary* binary) {
+  const double timeout_s = settings.timeout_s;
   json request = {{"spec", to_json(spec)},
                   {"glsl", glsl},
                   {"base_seed", options.base_seed},
                   {"timing_runs", options.timing_runs},
                   {"stress_runs", options.stress_runs}};
   if (device_index) request["device"] = *device_index;
-  const ChildRun run = run_child(tool, request.dump(), timeout_s);
+  const ChildRun run = run_child(tool, settings.reference_module, request.dump(), timeout_s);
 
   WorkerAnswer answer;
   for (size_t start = 0; start < run.out.size();) {
@@ -289,7 +293,7 @@ Verdict evaluate_isolated(const IsolationSettings& settings, const OpSpec& spec,
     throw std::runtime_error("the validation worker " + tool.string() + " cannot be run: " + std::strerror(errno) +
                              "; it is the kernelgen tool (`kernelgen validate-worker`)");
   if (settings.devices.empty())
-    return evaluate_on_worker(tool, settings.timeout_s, spec, glsl, options, std::nullopt, binary);
+    return evaluate_on_worker(settings, tool, spec, glsl, options, std::nullopt, binary);
 
   std::optional<Verdict> first;
   std::vector<std::string> passed_on;
@@ -298,7 +302,7 @@ Verdict evaluate_isolated(const IsolationSettings& settings, const OpSpec& spec,
     ValidationOptions on_this = options;
     if (d > 0) on_this.timing_runs = 0;  // timed on the first device only
     KernelBinary compiled;
-    Verdict verdict = evaluate_on_worker(tool, settings.timeout_s, spec, glsl, on_this, device.index, &compiled);
+    Verdict verdict = evaluate_on_worker(settings, tool, spec, glsl, on_this, device.index, &compiled);
     if (binary && d == 0) *binary = compiled;
     if (!verdict.passed()) {
       if (verdict.device.empty()) verdict.device = device.name;
@@ -352,7 +356,7 @@ int test_fault_from_environment() {
 
 }  // namespace
 
-int run_validation_worker() {
+int run_validation_worker(const std::filesystem::path& reference_module) {
   // A worker whose parent died (killed by a build that was interrupted) must not spin on a kernel forever.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   AnswerChannel channel;
@@ -364,12 +368,7 @@ int run_validation_worker() {
     ValidationOptions options{request.at("base_seed").get<uint64_t>(), request.at("timing_runs").get<int>(),
                               request.value("stress_runs", kDefaultStressRuns)};
     options.test_fault = test_fault_from_environment();
-    const ReferenceFunction reference = find_reference(spec.name);
-    if (!reference) {
-      channel.send({{"error", "op '" + spec.name + "' has no reference linked into " +
-                                  std::filesystem::read_symlink("/proc/self/exe").string()}});
-      return 3;
-    }
+    const ReferenceFunction reference = load_reference(reference_module, spec.name);
     DeviceOptions device_options = validation_device_options();
     if (request.contains("device")) device_options.selector = std::to_string(request.at("device").get<uint32_t>());
     Device device(device_options);

@@ -16,6 +16,9 @@ struct IsolationSettings {
   // The devices to validate on, one worker each, in order (see validation_devices()); the first also times a
   // passing kernel. Empty: the worker's own choice of one device.
   std::vector<DeviceInfo> devices;
+  // The op's reference module (kernelgen_add_op's <build>/kernelgen/<op>/reference.so), which the worker loads:
+  // `kernelgen validate-worker --reference <module>`.
+  std::filesystem::path reference_module;
 };
 
 // The limit from a KERNELGEN_VALIDATION_TIMEOUT_S value (seconds, > 0), or the default when there is none;
@@ -28,17 +31,17 @@ double validation_timeout(const std::optional<std::string>& setting);
 // group: TIMEOUT. One that dies of a signal, or exits without a verdict: RUNTIME_ERROR with what happened and
 // the tail of its stderr. `binary` receives the compiled kernel when the child got that far.
 // Throws std::runtime_error when the worker cannot be started or cannot validate anything (no Vulkan
-// device, no reference for the op in the tool), and std::invalid_argument for a broken spec, as
+// device, no reference module for the op), and std::invalid_argument for a broken spec, as
 // validate_kernel does.
 Verdict evaluate_isolated(const IsolationSettings& settings, const OpSpec& spec, const std::string& glsl,
                           const ValidationOptions& options, KernelBinary* binary = nullptr);
 
-// The child's side, `kernelgen validate-worker`: reads one request (spec, GLSL, seed, timing runs) as JSON from
-// stdin, writes JSON lines to stdout (the device, the compiled binary, the verdict, or an error) and returns
-// the exit code. Test hook: with KERNELGEN_TEST_WORKER_ABORT=1 it aborts right after reading the request,
-// which is how the tests make a validation process crash; with KERNELGEN_TEST_WORKER_FAULT=device_lost or
-// out_of_memory its first dispatch fails as a lost device or exhausted memory would, and with =timing the
-// timing of a passing kernel fails.
-int run_validation_worker();
+// The child's side, `kernelgen validate-worker --reference <module>`: loads the op's reference module, reads
+// one request (spec, GLSL, seed, timing runs) as JSON from stdin, writes JSON lines to stdout (the device, the
+// compiled binary, the verdict, or an error) and returns the exit code. Test hook: with
+// KERNELGEN_TEST_WORKER_ABORT=1 it aborts right after reading the request, which is how the tests make a
+// validation process crash; with KERNELGEN_TEST_WORKER_FAULT=device_lost or out_of_memory its first dispatch
+// fails as a lost device or exhausted memory would, and with =timing the timing of a passing kernel fails.
+int run_validation_worker(const std::filesystem::path& reference_module);
 
 }  // namespace kernelgen
