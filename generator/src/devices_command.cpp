@@ -35,7 +35,9 @@ json features(const DeviceFeatures& has) {
           {"shader_int8", has.shader_int8},
           {"shader_int16", has.shader_int16},
           {"shader_int64", has.shader_int64},
-          {"shader_float64", has.shader_float64}};
+          {"shader_float64", has.shader_float64},
+          {"vulkan_memory_model", has.vulkan_memory_model},
+          {"cooperative_matrix_nv", has.cooperative_matrix_nv}};
 }
 
 std::string yes_no(const json& value) {
@@ -109,7 +111,8 @@ std::string devices_text(const json& summary, const std::filesystem::path& peaks
     text += "   cooperative matrices:";
     for (const auto& [extension, present] : device["cooperative_matrix"].items())
       text += " " + extension + " " + yes_no(present) + ",";
-    text.back() = '\n';
+    // What kernelgen's runtime enables, and so what a kernel may use: VARIANTS that declare it run here.
+    text += " enabled for kernels: " + yes_no(has["cooperative_matrix_nv"]) + "\n";
     text += "   extensions the prompt names: " + joined(device["prompt_extensions"]) + "\n";
     const json& peaks = device["peaks"];
     text += peaks.is_object() ? "   peaks: copy " + format("%.1f", peaks["gbytes_per_second"].get<double>()) +

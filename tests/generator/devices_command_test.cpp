@@ -33,6 +33,7 @@ DeviceInfo gpu() {
   info.max_shared_memory_bytes = 49152;
   info.extensions = {"VK_KHR_16bit_storage", "VK_KHR_shader_float16_int8", "VK_NV_cooperative_matrix"};
   info.features.storage_buffer_16bit = true;
+  info.features.cooperative_matrix_nv = true;
   info.features.shader_float16 = true;
   info.features.shader_int16 = true;
   return info;
@@ -53,6 +54,7 @@ TEST(Devices, SummaryHasTheCapabilitiesThePromptUses) {
   EXPECT_EQ(device["features"]["storage_buffer_8bit"], false);
   EXPECT_EQ(device["features"]["shader_float16"], true);
   EXPECT_EQ(device["features"]["shader_int8"], false);
+  EXPECT_EQ(device["features"]["cooperative_matrix_nv"], true);
   EXPECT_EQ(device["cooperative_matrix"]["VK_NV_cooperative_matrix"], true);
   EXPECT_EQ(device["cooperative_matrix"]["VK_KHR_cooperative_matrix"], false);
   EXPECT_THAT(device["prompt_extensions"].get<std::vector<std::string>>(),
@@ -71,7 +73,8 @@ TEST(Devices, TextSaysWhatEachDeviceCanDo) {
   EXPECT_THAT(text, HasSubstr("16-bit: storage yes, f16 arithmetic yes, int16 yes"));
   EXPECT_THAT(text, HasSubstr("8-bit: storage no, int8 arithmetic no"));
   EXPECT_THAT(
-      text, HasSubstr("cooperative matrices: VK_KHR_cooperative_matrix no, VK_NV_cooperative_matrix yes\n"));
+      text, HasSubstr("cooperative matrices: VK_KHR_cooperative_matrix no, VK_NV_cooperative_matrix yes, enabled for "
+                      "kernels: yes\n"));
   EXPECT_THAT(text, HasSubstr("peaks: not measured yet (a build step that searches measures them into " +
                               (dir.path() / "device_peaks.json").string() + ")"));
 }
