@@ -701,7 +701,7 @@ TEST(SpecHashContracts, AV2OpsHashIgnoresBenchDimsAndFlops) {
 // stale.
 TEST(SpecHashContracts, TheConsumerExamplesKernelFromBeforeContract2IsStillCurrent) {
   const std::filesystem::path source_dir =
-      std::filesystem::path(__FILE__).parent_path().parent_path().parent_path();
+      std::filesystem::path(KERNELGEN_TEST_SOURCE_DIR);
   const std::filesystem::path example = source_dir / "examples" / "consumer";
   // As cmake/KernelGen.cmake writes it for examples/consumer/CMakeLists.txt's kernelgen_add_op(scale_add
   // ...).
