@@ -239,7 +239,9 @@ TEST_F(Evaluate, TimesAPassingKernelWhenAsked) {
   const OpSpec spec = catalog_op("relu").spec;
   // Timed at CPU_BENCH_DIMS on lavapipe (the catalog's relu declares batch=1024 there), at BENCH_DIMS on a GPU.
   EXPECT_EQ(verdict.timing->dims, dims_text(spec, spec.bench_dims(is_cpu_device(device_->info()))));
-  if (is_cpu_device(device_->info())) EXPECT_EQ(verdict.timing->dims, "batch=1024");
+  if (is_cpu_device(device_->info())) {
+    EXPECT_EQ(verdict.timing->dims, "batch=1024");
+  }
   EXPECT_THAT(describe(verdict), HasSubstr("GPU time: median"));
 }
 
