@@ -2,6 +2,13 @@
 // NaN (unless the rule frees it), an infinity only the same infinity.
 #include "kernelgen/validation/compare.hpp"
 
+#include <Eigen/Core>
+
+#include "kernelgen/contract/op_spec.hpp"
+#include "kernelgen/reference.hpp"
+#include "kernelgen/validation/cases.hpp"
+#include "kernelgen/validation/validate.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -262,6 +269,42 @@ TEST(CompareTensors, AShorterTensorMismatchesAtItsEnd) {
   EXPECT_EQ(c.elements, 2);
   EXPECT_EQ(c.mismatches, 1);
   EXPECT_EQ(c.first_mismatch, 1);
+}
+
+}  // namespace
+}  // namespace kernelgen
+
+namespace kernelgen {
+namespace {
+
+// A dot product in f16, summed in f32 and rounded once: y[0] = sum of x[i] * w[i].
+void f16_dot(std::span<const ConstTensorView> inputs, std::span<const TensorView> outputs, const Params&) {
+  float sum = 0;
+  for (int64_t i = 0; i < inputs[0].size(); ++i)
+    sum += static_cast<float>(inputs[0].as<const Eigen::half>()[i]) * static_cast<float>(inputs[1].as<const Eigen::half>()[i]);
+  outputs[0].as<Eigen::half>()[0] = Eigen::half(sum);
+}
+
+// The terms of an f16 dot product of 300s overflow f16 (2 * 90000 > 65504): they stay infinite, so the element
+// is unbounded. An infinite input makes them infinite too, but that says nothing about rounding: they become NaN,
+// which the comparison ignores.
+TEST(ReferenceMagnitudes, TermsThatOverflowTheDtypeStayInfiniteAndInfiniteInputsMakeThemNaN) {
+  const OpSpec spec = parse_op_spec(nlohmann::json::parse(R"({"name": "dot",
+    "inputs": [{"name": "x", "dtype": "f16", "shape": [2]}, {"name": "w", "dtype": "f16", "shape": [2]}],
+    "outputs": [{"name": "y", "dtype": "f16", "shape": [1]}]})"));
+  TestCase overflow = make_case(spec, "normal", 1);
+  overflow.inputs[0].set(0, 300.0);  // x = (300, -300), w = (300, 300): 90000 - 90000
+  overflow.inputs[0].set(1, -300.0);
+  overflow.inputs[1].set(0, 300.0);
+  overflow.inputs[1].set(1, 300.0);
+  const auto magnitudes = reference_magnitudes(spec, &f16_dot, overflow);
+  ASSERT_EQ(magnitudes.size(), 1u);
+  EXPECT_TRUE(std::isinf(magnitudes[0].value(0)));
+  EXPECT_EQ(run_reference(spec, &f16_dot, overflow)[0].value(0), 0.0);  // the sum itself cancels to 0
+
+  TestCase infinite = overflow;
+  infinite.inputs[0].set(0, HUGE_VAL);
+  EXPECT_TRUE(std::isnan(reference_magnitudes(spec, &f16_dot, infinite)[0].value(0)));
 }
 
 }  // namespace
