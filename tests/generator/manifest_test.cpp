@@ -126,8 +126,7 @@ TEST(Manifest, RoundTripsInMemoryWithoutATextInBetween) {
 }
 
 TEST(Manifest, AContract1ManifestCheckedInBeforeContract2StillParses) {
-  const fs::path example =
-      fs::path(__FILE__).parent_path().parent_path().parent_path() / "examples/consumer/generated/scale_add";
+  const fs::path example = fs::path(KERNELGEN_TEST_SOURCE_DIR) / "examples/consumer/generated/scale_add";
   const Manifest m = parse_manifest(json::parse(read_file(example / "manifest.json")));
   EXPECT_EQ(m.contract, 1);
   EXPECT_EQ(m.dispatch, "4 1 1");
@@ -181,7 +180,7 @@ TEST(Manifest, RecordsTheCompilerOfKernelSpvWhereItIsKnown) {
 }
 
 TEST(Manifest, EveryCheckedInKernelIsCurrentAndRecompilesToExactlyItsSpirv) {
-  const fs::path root = fs::path(__FILE__).parent_path().parent_path().parent_path();
+  const fs::path root = KERNELGEN_TEST_SOURCE_DIR;
   int kernels = 0;
   for (const fs::path& store : {root / "generated", root / "examples/consumer/generated"}) {
     for (const auto& entry : fs::directory_iterator(store)) {
@@ -298,7 +297,7 @@ TEST_F(GeneratedDir, ASpirvSwappedForAnotherKernelsWithItsHashUpdatedIsCorruptNa
 }
 
 TEST_F(GeneratedDir, ACatalogKernelSpvSwappedForAnothersWithItsHashUpdatedIsCorrupt) {
-  const fs::path catalog = fs::path(__FILE__).parent_path().parent_path().parent_path() / "generated";
+  const fs::path catalog = fs::path(KERNELGEN_TEST_SOURCE_DIR) / "generated";
   fs::create_directories(dir);
   for (const char* file : {"manifest.json", "kernel.comp", "kernel.spv"})
     fs::copy_file(catalog / "relu" / file, dir / file);
