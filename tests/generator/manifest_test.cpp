@@ -126,8 +126,7 @@ TEST(Manifest, RoundTripsInMemoryWithoutATextInBetween) {
 }
 
 TEST(Manifest, AContract1ManifestCheckedInBeforeContract2StillParses) {
-  const fs::path example =
-      fs::path(KERNELGEN_TEST_SOURCE_DIR) / "examples/consumer/generated/scale_add";
+  const fs::path example = fs::path(KERNELGEN_TEST_SOURCE_DIR) / "examples/consumer/generated/scale_add";
   const Manifest m = parse_manifest(json::parse(read_file(example / "manifest.json")));
   EXPECT_EQ(m.contract, 1);
   EXPECT_EQ(m.dispatch, "4 1 1");
@@ -181,7 +180,7 @@ TEST(Manifest, RecordsTheCompilerOfKernelSpvWhereItIsKnown) {
 }
 
 TEST(Manifest, EveryCheckedInKernelIsCurrentAndRecompilesToExactlyItsSpirv) {
-  const fs::path root = fs::path(KERNELGEN_TEST_SOURCE_DIR);
+  const fs::path root = KERNELGEN_TEST_SOURCE_DIR;
   int kernels = 0;
   for (const fs::path& store : {root / "generated", root / "examples/consumer/generated"}) {
     for (const auto& entry : fs::directory_iterator(store)) {

@@ -700,9 +700,8 @@ TEST(SpecHashContracts, AV2OpsHashIgnoresBenchDimsAndFlops) {
 // writes for its declaration now must hash to the spec hash checked in then, or every consumer's kernel turns
 // stale.
 TEST(SpecHashContracts, TheConsumerExamplesKernelFromBeforeContract2IsStillCurrent) {
-  const std::filesystem::path source_dir =
-      std::filesystem::path(KERNELGEN_TEST_SOURCE_DIR);
-  const std::filesystem::path example = source_dir / "examples" / "consumer";
+  const std::filesystem::path example =
+      std::filesystem::path(KERNELGEN_TEST_SOURCE_DIR) / "examples" / "consumer";
   // As cmake/KernelGen.cmake writes it for examples/consumer/CMakeLists.txt's kernelgen_add_op(scale_add
   // ...).
   json written = json::parse(R"({
