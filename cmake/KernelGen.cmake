@@ -75,6 +75,104 @@ function(_kernelgen_fail where argument problem fix)
   message(FATAL_ERROR "${where}: ${argument}: ${problem}\n  Fix: ${fix}")
 endfunction()
 
+# An unknown argument `word`: fails with `problem` and the `known` keywords (a comma-separated list), and asks
+# whether the keyword `word` is closest to was meant, when one is close.
+function(_kernelgen_fail_unknown_argument where word problem known)
+  string(REPLACE ", " ";" keywords "${known}")
+  _kernelgen_closest_keyword("${word}" "${keywords}" closest)
+  if(NOT closest STREQUAL "")
+    string(APPEND problem "; did you mean ${closest}?")
+  endif()
+  _kernelgen_fail("${where}" "${word}" "${problem}" "use only ${known}")
+endfunction()
+
+# Sets <out> to the keyword that `word` (in any case) looks like a misspelling of: the closest of `keywords` that
+# is at most two edits from it, or a prefix of it, or has it as a prefix (DIM, OUTPUT, KERNELS); the first of them
+# on a tie. Empty when none is, or when the word has fewer than three characters to go by.
+function(_kernelgen_closest_keyword word keywords out)
+  string(TOUPPER "${word}" word)
+  string(LENGTH "${word}" length)
+  set(closest "")
+  if(length LESS 3)
+    set(keywords "")
+  endif()
+  foreach(keyword IN LISTS keywords)
+    string(LENGTH "${keyword}" keyword_length)
+    math(EXPR difference "${keyword_length} - ${length}")
+    if(difference LESS 0)
+      math(EXPR difference "-(${difference})")
+    endif()
+    string(FIND "${keyword}" "${word}" word_at)
+    string(FIND "${word}" "${keyword}" keyword_at)
+    if(word_at EQUAL 0 OR keyword_at EQUAL 0)
+      set(distance ${difference})  # the characters the longer has beyond the other
+    elseif(difference GREATER 2)
+      continue()  # more than two edits apart
+    else()
+      _kernelgen_edit_distance("${word}" "${keyword}" distance)
+      if(distance GREATER 2)
+        continue()
+      endif()
+    endif()
+    if(closest STREQUAL "" OR distance LESS closest_distance)
+      set(closest "${keyword}")
+      set(closest_distance ${distance})
+    endif()
+  endforeach()
+  set(${out} "${closest}" PARENT_SCOPE)
+endfunction()
+
+# Sets <out> to the Levenshtein distance of `a` and `b`: the fewest insertions, deletions and substitutions of
+# one character that turn one into the other.
+function(_kernelgen_edit_distance a b out)
+  string(LENGTH "${a}" a_length)
+  string(LENGTH "${b}" b_length)
+  # row: the distances of a's first i characters to b's first 0, 1, ... b_length characters.
+  set(row "")
+  foreach(j RANGE ${b_length})
+    list(APPEND row ${j})
+  endforeach()
+  set(i 0)
+  while(i LESS a_length)
+    string(SUBSTRING "${a}" ${i} 1 a_char)
+    math(EXPR i "${i} + 1")
+    list(GET row 0 diagonal)
+    set(next ${i})
+    set(left ${i})
+    set(j 0)
+    while(j LESS b_length)
+      string(SUBSTRING "${b}" ${j} 1 b_char)
+      math(EXPR j "${j} + 1")
+      list(GET row ${j} above)
+      if("${a_char}" STREQUAL "${b_char}")
+        set(cell ${diagonal})
+      else()
+        math(EXPR cell "${diagonal} + 1")
+      endif()
+      if(above LESS cell)
+        math(EXPR cell "${above} + 1")
+      endif()
+      if(left LESS cell)
+        math(EXPR cell "${left} + 1")
+      endif()
+      list(APPEND next ${cell})
+      set(diagonal ${above})
+      set(left ${cell})
+    endwhile()
+    set(row "${next}")
+  endwhile()
+  list(GET row -1 distance)
+  set(${out} ${distance} PARENT_SCOPE)
+endfunction()
+
+# Copies the named variables of the calling function into its caller's scope: how each step of kernelgen_add_op
+# hands on what it makes.
+macro(_kernelgen_propagate)
+  foreach(_kernelgen_variable IN ITEMS ${ARGN})
+    set(${_kernelgen_variable} "${${_kernelgen_variable}}" PARENT_SCOPE)
+  endforeach()
+endmacro()
+
 # JSON string literal for arbitrary text.
 function(_kernelgen_json_string text out)
   string(REPLACE "\\" "\\\\" text "${text}")
@@ -294,23 +392,52 @@ function(kernelgen_add_op name)
   # A JSON number, since values are copied into the spec as they are written.
   set(_KERNELGEN_NUMBER "^-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$")
   set(where "kernelgen_add_op(${name}) in ${CMAKE_CURRENT_LIST_FILE}")
-  set(known "REFERENCE, DESCRIPTION, INPUTS, OUTPUTS, DIMS, BENCH_DIMS, CPU_BENCH_DIMS, INDEX, PARAMS, TOLERANCE, FLOPS, BYTES, SAMPLES, ROUNDS, OPT_ROUNDS, BEAM, MODEL, BUDGET_USD, KERNEL, VARIANTS")
 
+  # The steps, in order. Each reads `name`, `where`, the KG_ arguments and what the steps before it set here,
+  # and sets here what it makes (the comment above each says what). The three *_interface steps set the KG_
+  # variables of the templates (cmake/templates/*.in) that the last three steps configure; the five named like
+  # an argument (KG_DESCRIPTION, KG_BENCH_DIMS, KG_CPU_BENCH_DIMS, KG_FLOPS, KG_BYTES) replace it after the last
+  # step that reads the argument.
+  _kernelgen_check_arguments()
+  _kernelgen_resolve_op_files()
+  _kernelgen_parse_tensors()
+  _kernelgen_parse_dim_sizes()
+  _kernelgen_tensor_interface()
+  _kernelgen_params_json()
+  _kernelgen_tolerance_json()
+  _kernelgen_cost()
+  _kernelgen_search_json()
+  _kernelgen_write_spec()
+  _kernelgen_op_interface()
+  _kernelgen_dims_interface()
+  _kernelgen_checked_in_files()
+  _kernelgen_add_reference_module()
+  _kernelgen_add_build_step()
+  _kernelgen_add_wrapper_library()
+  _kernelgen_add_op_test()
+  _kernelgen_add_op_benchmark()
+endfunction()
+
+# Checks the op's name and its arguments as cmake_parse_arguments left them (unknown ones, also among the values
+# of the `multi_value` keywords; missing values; the required ones), and registers the op: the global properties
+# KERNELGEN_OP_<name>_DECLARED_IN and KERNELGEN_OPS.
+function(_kernelgen_check_arguments)
+  set(known "REFERENCE, DESCRIPTION, INPUTS, OUTPUTS, DIMS, BENCH_DIMS, CPU_BENCH_DIMS, INDEX, PARAMS, TOLERANCE, FLOPS, BYTES, SAMPLES, ROUNDS, OPT_ROUNDS, BEAM, MODEL, BUDGET_USD, KERNEL, VARIANTS")
   if(NOT name MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
-    _kernelgen_fail("kernelgen_add_op(${name}) in ${CMAKE_CURRENT_LIST_FILE}" "name"
-      "'${name}' is not a C identifier" "name the op with letters, digits and underscores")
+    _kernelgen_fail("${where}" "name" "'${name}' is not a C identifier"
+      "name the op with letters, digits and underscores")
   endif()
   if(KG_UNPARSED_ARGUMENTS)
     list(GET KG_UNPARSED_ARGUMENTS 0 unknown)
-    _kernelgen_fail("${where}" "${unknown}" "unknown argument" "use only ${known}")
+    _kernelgen_fail_unknown_argument("${where}" "${unknown}" "unknown argument" "${known}")
   endif()
   # cmake_parse_arguments files an unknown keyword after INPUTS, OUTPUTS, PARAMS or TOLERANCE as one of that
   # list's values; no valid value of those lists is a bare upper-case word.
   foreach(list_argument IN LISTS multi_value)
     foreach(value IN LISTS KG_${list_argument})
       if(value MATCHES "^[A-Z][A-Z0-9_]+$")
-        _kernelgen_fail("${where}" "${value}" "unknown argument (read as a value of ${list_argument})"
-          "use only ${known}")
+        _kernelgen_fail_unknown_argument("${where}" "${value}"
+          "unknown argument (read as a value of ${list_argument})" "${known}")
       endif()
     endforeach()
   endforeach()
@@ -331,6 +458,12 @@ function(kernelgen_add_op name)
       _kernelgen_fail("${where}" "${required}" "missing" "every op needs REFERENCE, DESCRIPTION and OUTPUTS")
     endif()
   endforeach()
+endfunction()
+
+# REFERENCE, KERNEL and VARIANTS: sets `reference` and `kernel` (absolute paths; kernel empty without KERNEL),
+# `variant_names` and `variant_kernels` (the VARIANTS in order, the kernels as absolute paths) and
+# `variants_json` (the spec's list).
+function(_kernelgen_resolve_op_files)
   _kernelgen_resolve_file("${where}" REFERENCE "${KG_REFERENCE}" reference)
   set(kernel "")
   if(DEFINED KG_KERNEL)
@@ -354,8 +487,13 @@ function(kernelgen_add_op name)
     list(APPEND variants_json "{\"name\": \"${variant}\", \"kernel\": ${variant_kernel_json}}")
   endforeach()
   string(REPLACE ";" ", " variants_json "[${variants_json}]")
+  _kernelgen_propagate(reference kernel variant_names variant_kernels variants_json)
+endfunction()
 
-  # Tensors: their dims in order of first appearance (the push-constant order), then the sizes of the dims.
+# INPUTS, OUTPUTS and INDEX: sets `tensors` (kind|name|dtype|extents for each, kind INPUTS or OUTPUTS and the
+# extents separated by commas), `dims` (the symbolic dims in order of first appearance in the shapes, then those
+# only an INDEX bound names: the push-constant order) and INPUTS_json and OUTPUTS_json (the spec's lists).
+function(_kernelgen_parse_tensors)
   set(dims "")
   set(names "")
   set(tensors "")
@@ -399,6 +537,22 @@ function(kernelgen_add_op name)
     endif()
   endforeach()
 
+  foreach(kind INPUTS OUTPUTS)
+    set(${kind}_json "")
+    foreach(entry IN LISTS tensors)
+      if(entry MATCHES "^${kind}\\|([^|]+)\\|")
+        list(APPEND ${kind}_json "{${json_${CMAKE_MATCH_1}}}")
+      endif()
+    endforeach()
+    string(REPLACE ";" "," ${kind}_json "[${${kind}_json}]")
+  endforeach()
+  _kernelgen_propagate(tensors dims INPUTS_json OUTPUTS_json)
+endfunction()
+
+# DIMS, BENCH_DIMS and CPU_BENCH_DIMS for the `dims`: sets dims_json, bench_json and cpu_bench_json (the spec's
+# objects), bench_values (dim=size for every dim: its BENCH_DIMS size, else its largest DIMS size) and
+# cpu_bench_values (the same with its CPU_BENCH_DIMS size, else its bench size).
+function(_kernelgen_parse_dim_sizes)
   _kernelgen_parse_sizes("${where}" DIMS "${KG_DIMS}" "${dims}" OFF listed)
   _kernelgen_parse_sizes("${where}" BENCH_DIMS "${KG_BENCH_DIMS}" "${dims}" ON benched)
   _kernelgen_parse_sizes("${where}" CPU_BENCH_DIMS "${KG_CPU_BENCH_DIMS}" "${dims}" ON cpu_benched)
@@ -440,9 +594,15 @@ function(kernelgen_add_op name)
   string(REPLACE ";" "," dims_json "{${dims_json}}")
   string(REPLACE ";" "," bench_json "{${bench_json}}")
   string(REPLACE ";" "," cpu_bench_json "{${cpu_bench_json}}")
+  _kernelgen_propagate(dims_json bench_json cpu_bench_json bench_values cpu_bench_values)
+endfunction()
 
-  # The C++ fragments of the wrapper's interface. Constant tensors get constants; a tensor with dims gets
-  # functions of the call's Dims.
+# The C++ fragments of the wrapper's interface for the `tensors`, in binding order. Constant tensors get
+# constants; a tensor with dims gets functions of the call's Dims. Sets the templates' KG_TENSOR_CONSTANTS,
+# KG_TYPED_PARAMS, KG_TYPED_ADDRESSES, KG_TYPED_CALL, KG_TENSOR_BYTES, KG_BENCH_TENSOR_BYTES,
+# KG_CPU_BENCH_TENSOR_BYTES and KG_BINDING_COUNT, and total_bytes and cpu_total_bytes: the bytes of all tensors
+# at the bench and CPU bench dims.
+function(_kernelgen_tensor_interface)
   set(constants "")
   set(typed_params "")
   set(typed_addresses "")
@@ -453,13 +613,10 @@ function(kernelgen_add_op name)
   set(total_bytes 0)
   set(cpu_total_bytes 0)
   set(binding 0)
-  set(INPUTS_json "")
-  set(OUTPUTS_json "")
   foreach(entry IN LISTS tensors)
     string(REPLACE "|" ";" fields "${entry}")
     list(POP_FRONT fields kind tensor dtype extents)
     string(REPLACE "," ";" extents "${extents}")
-    list(APPEND ${kind}_json "{${json_${tensor}}}")
     list(LENGTH extents rank)
     set(element_bytes "${_KERNELGEN_DTYPE_${dtype}_BYTES}")
     string(REPLACE ";" " * " product "${extents}")
@@ -507,10 +664,20 @@ function(kernelgen_add_op name)
     list(APPEND typed_call "b[${binding}]")
     math(EXPR binding "${binding} + 1")
   endforeach()
-  foreach(kind INPUTS OUTPUTS)
-    string(REPLACE ";" "," ${kind}_json "[${${kind}_json}]")
-  endforeach()
-  list(LENGTH dims dim_count)
+  set(KG_TENSOR_CONSTANTS "${constants}")
+  string(REPLACE ";" ", " KG_TYPED_PARAMS "${typed_params}")
+  string(REPLACE ";" ", " KG_TYPED_ADDRESSES "${typed_addresses}")
+  string(REPLACE ";" ", " KG_TYPED_CALL "${typed_call}")
+  string(REPLACE ";" ", " KG_TENSOR_BYTES "${tensor_bytes}")
+  string(REPLACE ";" ", " KG_BENCH_TENSOR_BYTES "${bench_tensor_bytes}")
+  string(REPLACE ";" ", " KG_CPU_BENCH_TENSOR_BYTES "${cpu_bench_tensor_bytes}")
+  set(KG_BINDING_COUNT ${binding})
+  _kernelgen_propagate(KG_TENSOR_CONSTANTS KG_TYPED_PARAMS KG_TYPED_ADDRESSES KG_TYPED_CALL KG_TENSOR_BYTES
+    KG_BENCH_TENSOR_BYTES KG_CPU_BENCH_TENSOR_BYTES KG_BINDING_COUNT total_bytes cpu_total_bytes)
+endfunction()
+
+# PARAMS: sets params_json, the spec's object of numbers the reference receives as `params`.
+function(_kernelgen_params_json)
   set(params_json "")
   foreach(pair IN LISTS KG_PARAMS)
     if(NOT pair MATCHES "^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
@@ -525,7 +692,11 @@ function(kernelgen_add_op name)
     list(APPEND params_json "\"${key}\":${value}")
   endforeach()
   string(REPLACE ";" "," params_json "{${params_json}}")
+  _kernelgen_propagate(params_json)
+endfunction()
 
+# TOLERANCE: sets tolerance_json, the spec's line for it (empty without TOLERANCE: the output dtype's default).
+function(_kernelgen_tolerance_json)
   set(tolerance_json "")
   if(DEFINED KG_TOLERANCE)
     set(rtol 1e-5)
@@ -544,7 +715,13 @@ function(kernelgen_add_op name)
     endforeach()
     set(tolerance_json "  \"tolerance\": {\"atol\": ${atol}, \"rtol\": ${rtol}},\n")
   endif()
+  _kernelgen_propagate(tolerance_json)
+endfunction()
 
+# FLOPS and BYTES, expressions over the `dims`: sets flops (the spec's value, 0 without FLOPS), flops_BENCH and
+# cpu_flops_BENCH (its values at the bench_values and cpu_bench_values) and bytes_json (the spec's line for
+# BYTES, empty without it). With BYTES, its values at the bench dims replace total_bytes and cpu_total_bytes.
+function(_kernelgen_cost)
   set(flops 0)
   set(flops_BENCH 0)
   set(cpu_flops_BENCH 0)
@@ -560,7 +737,12 @@ function(kernelgen_add_op name)
     set(total_bytes ${bytes_BENCH})
     set(cpu_total_bytes ${cpu_bytes_BENCH})
   endif()
+  _kernelgen_propagate(flops flops_BENCH cpu_flops_BENCH bytes_json total_bytes cpu_total_bytes)
+endfunction()
 
+# SAMPLES, ROUNDS, OPT_ROUNDS, BEAM, MODEL and BUDGET_USD: sets search_json, the spec's object of the LLM search
+# settings given.
+function(_kernelgen_search_json)
   set(search_json "")
   if(DEFINED KG_OPT_ROUNDS)
     if(NOT KG_OPT_ROUNDS MATCHES "^(0|[1-9][0-9]*)$")
@@ -591,7 +773,13 @@ function(kernelgen_add_op name)
     list(APPEND search_json "\"budget_usd\":${KG_BUDGET_USD}")
   endif()
   string(REPLACE ";" "," search_json "{${search_json}}")
+  _kernelgen_propagate(search_json)
+endfunction()
 
+# The spec the build step reads, from the JSON the steps before made: sets generated_dir (where the op's kernel
+# is checked in), dir (the op's folder in the build tree, <build>/kernelgen/<op>) and spec, and writes it to
+# <dir>/spec.json unless it is there already.
+function(_kernelgen_write_spec)
   if(DEFINED KERNELGEN_GENERATED_DIR)
     set(generated_dir "${KERNELGEN_GENERATED_DIR}/${name}")
   else()
@@ -616,26 +804,32 @@ function(kernelgen_add_op name)
     _kernelgen_fail("${where}" "(spec)" "kernelgen produced an invalid spec: ${json_error}" "report this as a bug")
   endif()
   _kernelgen_write_if_changed("${dir}/spec.json" "${spec}")
+  _kernelgen_propagate(generated_dir dir spec)
+endfunction()
 
-  # The wrapper's interface, known at configure time; the kernel data comes from the build step.
+# The templates' variables that the op as a whole decides: KG_OP, KG_GENERATED_DIR, KG_DESCRIPTION (on one
+# line), KG_SPEC_JSON and, replacing the arguments of those names, KG_BYTES, KG_FLOPS, KG_CPU_BYTES and
+# KG_CPU_FLOPS: the bytes and FLOPs of a call at the bench and CPU bench dims.
+function(_kernelgen_op_interface)
   set(KG_OP "${name}")
   set(KG_GENERATED_DIR "${generated_dir}")
   string(REGEX REPLACE "[\r\n]+" " " KG_DESCRIPTION "${KG_DESCRIPTION}")
-  set(KG_TENSOR_CONSTANTS "${constants}")
-  string(REPLACE ";" ", " KG_TYPED_PARAMS "${typed_params}")
-  string(REPLACE ";" ", " KG_TYPED_ADDRESSES "${typed_addresses}")
-  string(REPLACE ";" ", " KG_TYPED_CALL "${typed_call}")
-  string(REPLACE ";" ", " KG_TENSOR_BYTES "${tensor_bytes}")
-  string(REPLACE ";" ", " KG_BENCH_TENSOR_BYTES "${bench_tensor_bytes}")
-  string(REPLACE ";" ", " KG_CPU_BENCH_TENSOR_BYTES "${cpu_bench_tensor_bytes}")
-  set(KG_BINDING_COUNT ${binding})
-  set(KG_DIM_COUNT ${dim_count})
+  set(KG_SPEC_JSON "${spec}")
   set(KG_BYTES ${total_bytes})
   set(KG_FLOPS ${flops_BENCH})
   set(KG_CPU_BYTES ${cpu_total_bytes})
   set(KG_CPU_FLOPS ${cpu_flops_BENCH})
-  set(KG_SPEC_JSON "${spec}")
-  # Dims: a struct the calls take first; none of it for an op without dims, whose API is contract 1's.
+  _kernelgen_propagate(KG_OP KG_GENERATED_DIR KG_DESCRIPTION KG_SPEC_JSON KG_BYTES KG_FLOPS KG_CPU_BYTES
+    KG_CPU_FLOPS)
+endfunction()
+
+# Dims, the struct the wrapper's calls take first, and the templates' variables that declare and pass it: sets
+# KG_DIM_COUNT, KG_DIMS_DECLARATION, KG_DIMS_PARAM, KG_DIMS_PARAM_COMMA, KG_DIMS_ARG_COMMA, KG_GRID_CALL,
+# KG_DIMS_OR_EMPTY, KG_DIM_WORDS, KG_DIMS_CHECK, KG_DIMS_FROM_VALUES, and KG_BENCH_DIMS and KG_CPU_BENCH_DIMS (the
+# Dims of bench_values and cpu_bench_values, replacing the arguments of those names). None of it for an op without
+# dims, whose API is contract 1's.
+function(_kernelgen_dims_interface)
+  list(LENGTH dims KG_DIM_COUNT)
   if(NOT dims STREQUAL "")
     set(fields "")
     set(values "")
@@ -669,9 +863,9 @@ function(kernelgen_add_op name)
     string(CONCAT KG_DIMS_DECLARATION
       "  // The symbolic dims, given with every call; the kernel receives them as push constants in this order.\n"
       "  struct Dims {\n${fields}  };\n"
-      "  static constexpr std::array<const char*, ${dim_count}> dim_names{${names_cpp}};\n"
-      "  static std::array<int64_t, ${dim_count}> dim_values(const Dims& dims) { return {${values}}; }\n"
-      "  static std::array<uint32_t, ${dim_count}> dim_words(const Dims& dims) { return {${values}}; }\n")
+      "  static constexpr std::array<const char*, ${KG_DIM_COUNT}> dim_names{${names_cpp}};\n"
+      "  static std::array<int64_t, ${KG_DIM_COUNT}> dim_values(const Dims& dims) { return {${values}}; }\n"
+      "  static std::array<uint32_t, ${KG_DIM_COUNT}> dim_words(const Dims& dims) { return {${values}}; }\n")
     set(KG_DIMS_PARAM "const Dims& dims")
     set(KG_DIMS_PARAM_COMMA "const Dims& dims, ")
     set(KG_DIMS_ARG_COMMA "dims, ")
@@ -699,12 +893,15 @@ function(kernelgen_add_op name)
     set(KG_CPU_BENCH_DIMS "{}")
     set(KG_DIMS_FROM_VALUES "{}")
   endif()
-  configure_file("${_KERNELGEN_TEMPLATES}/op.hpp.in" "${dir}/include/kernelgen/ops/${name}.hpp" @ONLY)
-  configure_file("${_KERNELGEN_TEMPLATES}/op.cpp.in" "${dir}/op.cpp" @ONLY)
+  _kernelgen_propagate(KG_DIM_COUNT KG_DIMS_DECLARATION KG_DIMS_PARAM KG_DIMS_PARAM_COMMA KG_DIMS_ARG_COMMA
+    KG_GRID_CALL KG_DIMS_OR_EMPTY KG_DIM_WORDS KG_DIMS_CHECK KG_BENCH_DIMS KG_CPU_BENCH_DIMS KG_DIMS_FROM_VALUES)
+endfunction()
 
-  # The checked-in files are dependencies of the build step. The glob is re-checked on every build, so that
-  # deleting or adding files in generated/<op>/ re-runs configuration; a kernel that lost a file also loses
-  # its emitted kernel data, which makes the build step run and say what is wrong.
+# The checked-in files are dependencies of the build step. The glob is re-checked on every build, so that
+# deleting or adding files in generated/<op>/ re-runs configuration; a kernel that lost a file also loses its
+# emitted kernel data, which makes the build step run and say what is wrong. Sets kernel_data (the build step's
+# output, <dir>/kernel_data.cpp) and checked_in (the files of generated_dir and of its variants' folders).
+function(_kernelgen_checked_in_files)
   set(kernel_data "${dir}/kernel_data.cpp")
   set(checked_in_patterns "")
   foreach(kernel_dir IN ITEMS "${generated_dir}" LISTS variant_names)
@@ -719,26 +916,40 @@ function(kernelgen_add_op name)
   if(NOT checked_in_count EQUAL expected_count)
     file(REMOVE "${kernel_data}")
   endif()
-  # The op's reference, compiled once: into the op's test, and into a module the tool loads (see
-  # generator/include/kernelgen/reference_module.hpp). The tool links no reference, so a changed reference
-  # relinks this module and re-runs this op's step alone.
+  _kernelgen_propagate(kernel_data checked_in)
+endfunction()
+
+# The op's reference, compiled once: into the op's test, and into a module the tool loads (see
+# generator/include/kernelgen/reference_module.hpp). The tool links no reference, so a changed reference relinks
+# this module and re-runs this op's step alone. Creates kernelgen_reference_<name> (an OBJECT library) and the
+# module, <dir>/reference.so, whose target it sets reference_module to.
+function(_kernelgen_add_reference_module)
   add_library(kernelgen_reference_${name} OBJECT "${reference}")
   set_target_properties(kernelgen_reference_${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
   target_link_libraries(kernelgen_reference_${name} PUBLIC kernelgen::reference)
-  set(module kernelgen_reference_module_${name})
-  add_library(${module} MODULE)
-  target_link_libraries(${module} PRIVATE kernelgen_reference_${name})
+  set(reference_module kernelgen_reference_module_${name})
+  add_library(${reference_module} MODULE)
+  target_link_libraries(${reference_module} PRIVATE kernelgen_reference_${name})
   # $<1:...>: the folder itself, without the per-configuration subfolder a multi-config generator would add.
-  set_target_properties(${module} PROPERTIES PREFIX "" OUTPUT_NAME reference LIBRARY_OUTPUT_DIRECTORY "$<1:${dir}>")
+  set_target_properties(${reference_module} PROPERTIES PREFIX "" OUTPUT_NAME reference
+    LIBRARY_OUTPUT_DIRECTORY "$<1:${dir}>")
+  _kernelgen_propagate(reference_module)
+endfunction()
 
+# The build step, which runs kernelgen::tool build-op on the spec to check the kernel in and writes kernel_data:
+# a custom command whose dependencies are every input of the check (the tool, the reference module, the spec, the
+# declared kernels, the checked-in files), and the targets kernelgen_regenerate_<name> and
+# kernelgen_optimise_<name>, which run it on request.
+function(_kernelgen_add_build_step)
   _kernelgen_tool_settings(tool_settings)
-  set(build_op kernelgen::tool build-op --spec "${dir}/spec.json" --reference "$<TARGET_FILE:${module}>"
+  set(build_op kernelgen::tool build-op --spec "${dir}/spec.json" --reference "$<TARGET_FILE:${reference_module}>"
                --out "${kernel_data}")
   # The step rewrites kernel_data.cpp only when it changes, and Ninja restats custom commands' outputs: a step
   # that re-runs for a touched reference leaves the op's library as it was.
   add_custom_command(OUTPUT "${kernel_data}"
     COMMAND ${build_op} ${tool_settings}
-    DEPENDS kernelgen::tool ${module} "${dir}/spec.json" "${reference}" ${kernel} ${variant_kernels} ${checked_in}
+    DEPENDS kernelgen::tool ${reference_module} "${dir}/spec.json" "${reference}" ${kernel} ${variant_kernels}
+            ${checked_in}
     COMMENT "kernelgen: checking ${name}'s kernel in ${generated_dir}"
     JOB_POOL kernelgen_gpu
     VERBATIM)
@@ -751,38 +962,55 @@ function(kernelgen_add_op name)
     endif()
     add_custom_target(kernelgen_${request}_${name}
       COMMAND ${build_op} --${request} ${tool_settings}
-      DEPENDS kernelgen::tool ${module}
+      DEPENDS kernelgen::tool ${reference_module}
       COMMENT "kernelgen: ${what}"
       USES_TERMINAL VERBATIM)
     add_dependencies(kernelgen_${request} kernelgen_${request}_${name})
   endforeach()
+endfunction()
 
+# kernelgen::<name>, the wrapper library: the interface known at configure time (op.hpp and op.cpp, configured
+# into <dir> from the templates' variables) and the kernel data the build step writes.
+function(_kernelgen_add_wrapper_library)
+  configure_file("${_KERNELGEN_TEMPLATES}/op.hpp.in" "${dir}/include/kernelgen/ops/${name}.hpp" @ONLY)
+  configure_file("${_KERNELGEN_TEMPLATES}/op.cpp.in" "${dir}/op.cpp" @ONLY)
   add_library(kernelgen_op_${name} STATIC "${dir}/op.cpp" "${kernel_data}")
   add_library(kernelgen::${name} ALIAS kernelgen_op_${name})
   target_include_directories(kernelgen_op_${name} PUBLIC "$<BUILD_INTERFACE:${dir}/include>")
   target_link_libraries(kernelgen_op_${name} PUBLIC kernelgen::runtime)
+endfunction()
 
+# With KERNELGEN_BUILD_OP_TESTS, test_kernelgen_<name>: the GoogleTest, configured into <dir>/test.cpp, that
+# revalidates the kernel on fresh inputs, registered as the ctest test kernelgen.<name>.
+function(_kernelgen_add_op_test)
+  if(NOT KERNELGEN_BUILD_OP_TESTS)
+    return()
+  endif()
   # Imported targets are visible only below the directory that found them: find them again where a consumer
   # outside kernelgen's tree declares its op.
-  if(KERNELGEN_BUILD_OP_TESTS)
-    if(NOT TARGET GTest::gtest_main)
-      find_package(GTest REQUIRED)
-    endif()
-    configure_file("${_KERNELGEN_TEMPLATES}/test.cpp.in" "${dir}/test.cpp" @ONLY)
-    add_executable(test_kernelgen_${name} "${dir}/test.cpp")
-    # The generator library for its glslang: the test compiles kernel.comp to check it is what the wrapper runs.
-    target_link_libraries(test_kernelgen_${name} PRIVATE kernelgen::${name} kernelgen_reference_${name}
-      kernelgen::core kernelgen::generator GTest::gtest_main)
-    add_test(NAME kernelgen.${name} COMMAND test_kernelgen_${name})
-    # A GPU of its own under ctest --resource-spec-file; the runtime opens the one ctest names (README).
-    set_tests_properties(kernelgen.${name} PROPERTIES LABELS kernelgen RESOURCE_GROUPS gpu:1)
+  if(NOT TARGET GTest::gtest_main)
+    find_package(GTest REQUIRED)
   endif()
-  if(KERNELGEN_BUILD_BENCHMARKS)
-    if(NOT TARGET benchmark::benchmark)
-      find_package(benchmark REQUIRED)
-    endif()
-    configure_file("${_KERNELGEN_TEMPLATES}/bench.cpp.in" "${dir}/bench.cpp" @ONLY)
-    add_executable(bench_kernelgen_${name} "${dir}/bench.cpp")
-    target_link_libraries(bench_kernelgen_${name} PRIVATE kernelgen::${name} benchmark::benchmark)
+  configure_file("${_KERNELGEN_TEMPLATES}/test.cpp.in" "${dir}/test.cpp" @ONLY)
+  add_executable(test_kernelgen_${name} "${dir}/test.cpp")
+  # The generator library for its glslang: the test compiles kernel.comp to check it is what the wrapper runs.
+  target_link_libraries(test_kernelgen_${name} PRIVATE kernelgen::${name} kernelgen_reference_${name}
+    kernelgen::core kernelgen::generator GTest::gtest_main)
+  add_test(NAME kernelgen.${name} COMMAND test_kernelgen_${name})
+  # A GPU of its own under ctest --resource-spec-file; the runtime opens the one ctest names (README).
+  set_tests_properties(kernelgen.${name} PROPERTIES LABELS kernelgen RESOURCE_GROUPS gpu:1)
+endfunction()
+
+# With KERNELGEN_BUILD_BENCHMARKS, bench_kernelgen_<name>: the Google Benchmark, configured into <dir>/bench.cpp,
+# that times the kernel.
+function(_kernelgen_add_op_benchmark)
+  if(NOT KERNELGEN_BUILD_BENCHMARKS)
+    return()
   endif()
+  if(NOT TARGET benchmark::benchmark)  # found again, as GTest above
+    find_package(benchmark REQUIRED)
+  endif()
+  configure_file("${_KERNELGEN_TEMPLATES}/bench.cpp.in" "${dir}/bench.cpp" @ONLY)
+  add_executable(bench_kernelgen_${name} "${dir}/bench.cpp")
+  target_link_libraries(bench_kernelgen_${name} PRIVATE kernelgen::${name} benchmark::benchmark)
 endfunction()

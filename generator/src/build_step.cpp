@@ -19,6 +19,8 @@
 #include "kernelgen/emit.hpp"
 #include "kernelgen/files.hpp"
 #include "kernelgen/hash.hpp"
+#include "kernelgen/selection/incumbent.hpp"
+#include "kernelgen/selection/paired_timing.hpp"
 #include "kernelgen/llm/cassette.hpp"
 #include "kernelgen/llm/providers.hpp"
 #include "kernelgen/llm/settings.hpp"
@@ -96,6 +98,8 @@ GeneratedKernel check_in(const OpSpec& spec, const std::string& hash, const Sear
               {"tokens", totals.tokens},
               {"cost_usd", totals.cost_unknown ? nlohmann::json("unknown") : nlohmann::json(totals.cost_usd)},
               {"stop_reason", outcome.stop_reason}};
+  // Which device chose it among the correct candidates: a regeneration on another keeps it (incumbent.hpp).
+  m.search["chosen_on"] = best.verdict.timing ? best.verdict.timing->device : best.verdict.device;
   if (!best.idea.empty()) m.search["idea"] = best.idea;
   if (outcome.first_correct && outcome.first_correct->uuid != best.uuid) {
     m.search["first_correct_record"] = outcome.first_correct->file_name();
@@ -114,12 +118,34 @@ std::string microseconds(double ns) {
 }
 
 std::string how_to_generate(const OpSpec& spec) {
+  const std::string hand_written =
+      spec.kernel_path.empty() ? "Or declare a hand-written KERNEL in kernelgen_add_op(" + spec.name + " ...)"
+                               : "Or fix the declared KERNEL " + spec.kernel_path;
   return "  To generate it, build on a machine that may reach a model:\n"
          "    cmake -S <source> -B <build> -DKERNELGEN_OFFLINE=OFF -DKERNELGEN_MODEL=openai/gpt-4o   (OPENAI_API_KEY in "
          "the environment or .env)\n"
          "    cmake --build <build> --target kernelgen_regenerate_" + spec.name + "\n"
-         "  then commit " + spec.generated_dir + "/. Or declare a hand-written KERNEL in kernelgen_add_op(" + spec.name +
-         " ...), or replay recorded completions with -DKERNELGEN_MODEL=replay -DKERNELGEN_CASSETTE_DIR=<dir>.\n";
+         "  then commit " + spec.generated_dir + "/. " + hand_written +
+         ", or replay recorded completions with -DKERNELGEN_MODEL=replay -DKERNELGEN_CASSETTE_DIR=<dir>.\n";
+}
+
+// Each rejected candidate's reason, and how to reproduce it: `kernelgen validate` for a declared KERNEL file,
+// `kernelgen show` for a model's completion (its record holds the kernel).
+std::string describe_rejections(const BuildStepOptions& options, const std::vector<Rejection>& rejections) {
+  std::string text;
+  for (const Rejection& rejection : rejections) {
+    text += "  " + rejection.origin + ": " + rejection.status + ": " + rejection.reason + "\n";
+    const std::string seed =
+        rejection.base_seed ? "KERNELGEN_SEED=" + std::to_string(rejection.base_seed) + " " : std::string();
+    const std::string log = options.log_dir.empty() ? "" : " --log-dir " + options.log_dir.string();
+    if (rejection.declared)
+      text += "    reproduce: " + seed + "kernelgen validate --spec " + options.spec_path.string() + " --kernel " +
+              rejection.origin + (options.reference_module.empty() ? "" : " --reference " +
+                                                                            options.reference_module.string()) + "\n";
+    else if (!options.log_dir.empty())
+      text += "    its kernel: kernelgen show " + rejection.record_file + log + "\n";
+  }
+  return text;
 }
 
 // The model string, strongest source first: the op's MODEL, then CMake/env/.env KERNELGEN_MODEL.
@@ -247,18 +273,39 @@ int configure_search(const BuildStepOptions& options, const OpSpec& spec, const 
 
 // Runs the search, checks the best kernel in unless `keep` is the best (the checked-in one, in an
 // optimisation), and says what it did. Returns the exit code; `kernel` receives what to emit.
+// `incumbent`: the current checked-in kernel of a regeneration, which the search's pick replaces only as
+// decide_replacement says.
 int search_and_check_in(const BuildStepOptions& options, const OpSpec& spec, const std::string& reference_text,
                         const std::string& hash, const DeviceInfo& device, const std::vector<Candidate>& declared,
-                        const SearchConfig& config, std::optional<GeneratedKernel>& kernel) {
+                        const SearchConfig& config, const GeneratedKernel* incumbent, bool replace,
+                        std::optional<GeneratedKernel>& kernel) {
   // What killed runs left half-written stays hidden; clear it before adding more.
   for (const auto& directory : {options.log_dir, std::filesystem::path(spec.generated_dir).parent_path()})
     if (!directory.empty()) remove_abandoned_siblings(directory);
   const SearchOutcome outcome = run_search(device, spec, reference_text, hash, declared, config);
   if (!outcome.best) {
-    std::fprintf(stderr, "kernelgen: op '%s': no candidate passed validation (%s); %s is unchanged.\n%s",
+    std::fprintf(stderr, "kernelgen: op '%s': no candidate passed validation (%s); %s is unchanged.\n%s%s",
                  spec.name.c_str(), outcome.stop_reason.c_str(), spec.generated_dir.c_str(),
-                 how_to_generate(spec).c_str());
+                 describe_rejections(options, outcome.rejections).c_str(), how_to_generate(spec).c_str());
     return 1;
+  }
+  if (incumbent) {
+    const ReplacementDecision decision = decide_replacement(
+        incumbent->manifest, *outcome.best, outcome.incumbent ? &*outcome.incumbent : nullptr, device.name, replace);
+    std::fprintf(stderr, "kernelgen: op '%s': %s\n", spec.name.c_str(), decision.reason.c_str());
+    bool replaces = decision.action == ReplacementDecision::Action::replace;
+    if (decision.action == ReplacementDecision::Action::confirm) {
+      const PairedTiming paired = time_in_pairs(config.isolation, spec, outcome.best->glsl, incumbent->source,
+                                                config.base_seed, config.timing_runs);
+      replaces = paired.challenger_faster;
+      std::fprintf(stderr, "kernelgen: op '%s': %s: %s\n", spec.name.c_str(), paired.summary.c_str(),
+                   replaces ? "faster in every pair, so it replaces the checked-in kernel"
+                            : "not faster in every pair, so the checked-in kernel stays");
+    }
+    if (!replaces) {
+      kernel = *incumbent;
+      return 0;
+    }
   }
   const Verdict& verdict = outcome.best->verdict;
   const std::string time = verdict.timing ? microseconds(verdict.timing->median_ns) : "untimed: " + verdict.timing_error;
@@ -336,6 +383,12 @@ int build_variant(const BuildStepOptions& options, const OpSpec& spec, const Var
                  variant.kernel_path.c_str(), outcome.stop_reason.c_str(), at.generated_dir.c_str());
     return 1;
   }
+  if (current && !changed) {
+    // The same kernel, validated again: a new timing is no reason to rewrite its manifest.
+    std::fprintf(stderr, "kernelgen: %s: passed again; %s is unchanged\n", what.c_str(), at.generated_dir.c_str());
+    checked_in = std::move(check.kernel);
+    return 0;
+  }
   checked_in = check_in(at, hash, outcome);
   std::fprintf(stderr, "kernelgen: %s: checked in at %s\n", what.c_str(), at.generated_dir.c_str());
   return 0;
@@ -406,7 +459,14 @@ int run_build_step(const BuildStepOptions& options) {
       }
       kernel = std::move(check.kernel);
     }
-    if (const int failed = search_and_check_in(options, spec, reference_text, hash, device, declared, config, kernel))
+    // A regeneration past a current kernel: the search's pick must beat it (decide_replacement).
+    const GeneratedKernel* incumbent = current && options.regenerate && !options.optimise && !declared_kernel_changed
+                                                ? &*check.kernel
+                                                : nullptr;
+    if (incumbent) config.incumbent_source = incumbent->source;
+    const bool replace = sources.get("KERNELGEN_REPLACE").value_or("0") != "0";
+    if (const int failed = search_and_check_in(options, spec, reference_text, hash, device, declared, config,
+                                               incumbent, replace, kernel))
       return failed;
   }
   std::vector<CheckedInVariant> variants;

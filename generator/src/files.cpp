@@ -59,7 +59,8 @@ int remove_abandoned_siblings(const std::filesystem::path& directory) {
 }
 
 void write_file_atomic(const std::filesystem::path& path, const std::string& bytes) {
-  std::filesystem::create_directories(path.parent_path());
+  // A bare file name has no parent to create, and create_directories("") throws.
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
   const std::filesystem::path temporary = hidden_sibling(path, "tmp");
   FILE* file = std::fopen(temporary.c_str(), "wb");
   if (!file) throw std::runtime_error("cannot write " + temporary.string() + ": " + std::strerror(errno));

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kernelgen/build_step.hpp"
+#include "kernelgen/candidate_log_dir.hpp"
 #include "kernelgen/device.hpp"
 #include "kernelgen/devices_command.hpp"
 #include "kernelgen/files.hpp"
@@ -81,10 +82,13 @@ std::map<std::string, std::string> explicit_settings(const std::vector<std::stri
   return values;
 }
 
-// $KERNELGEN_CACHE_DIR, else the build tree this tool was built in: <build>/kernelgen/candidates.
+// The candidate log when --log-dir names none: $KERNELGEN_CACHE_DIR, else the log of the project the current
+// directory lies in, else that of the build tree this tool was built in (<build>/bin/kernelgen).
 std::string default_log_dir() {
   if (const char* dir = std::getenv("KERNELGEN_CACHE_DIR"); dir && *dir) return dir;
   std::error_code error;
+  const std::filesystem::path here = std::filesystem::current_path(error);
+  if (const auto project = error ? std::nullopt : kernelgen::project_log_dir(here)) return project->string();
   const auto exe = std::filesystem::read_symlink("/proc/self/exe", error);
   return error ? "kernelgen-candidates" : (exe.parent_path().parent_path() / "kernelgen" / "candidates").string();
 }
@@ -130,10 +134,11 @@ arguments).)");
 
   kernelgen::BuildStepOptions step;
   std::vector<std::string> settings;
-  std::string log_dir = default_log_dir();
+  std::string log_dir;  // empty: not given, default_log_dir()
   const std::string log_dir_help =
-      "the candidate log directory (default: $KERNELGEN_CACHE_DIR, else kernelgen/candidates in the build tree "
-      "of this tool)";
+      "the candidate log directory (default: $KERNELGEN_CACHE_DIR, else the log of the project the current "
+      "directory is in: of the first build tree of kernelgen, or directory holding one as build/, from here "
+      "upwards; else kernelgen/candidates in the build tree of this tool)";
   auto* build_op = app.add_subcommand("build-op", "the per-op build step: check generated/<op>/, search, emit kernel data");
   build_op->add_option("--spec", step.spec_path, "the op's spec.json")->required()->check(CLI::ExistingFile);
   build_op->add_option("--reference", step.reference_module, reference_help);
@@ -215,6 +220,11 @@ Examples:
     return app.exit(error) == 0 ? 0 : 2;
   }
   try {
+    const bool reads_log = *build_op || *list || *show || *report || (*devices && resource_spec_path.empty());
+    if (reads_log && log_dir.empty()) {
+      log_dir = default_log_dir();
+      std::fprintf(stderr, "kernelgen: candidate log %s\n", log_dir.c_str());
+    }
     if (*worker) return kernelgen::run_validation_worker(reference_module);
     if (*validate) {
       const char* setting = std::getenv("KERNELGEN_VALIDATION_TIMEOUT_S");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <optional>
+#include <set>
 
 #include "kernelgen/log_commands.hpp"
 #include "kernelgen/markup.hpp"
@@ -133,8 +134,10 @@ std::string chart(const json& summary, const std::string& device, const std::opt
 std::string report_html(const json& summary, const std::vector<DevicePeaks>& peaks,
                         const std::filesystem::path& log_dir) {
   int candidates = 0, accepted = 0;
+  std::set<std::string> ops;         // a row is an op and a model: an op that two models searched has two
   std::vector<std::string> devices;  // in order of first appearance
   for (const json& row : summary) {
+    ops.insert(row["op"].get<std::string>());
     candidates += row["candidates"].get<int>();
     accepted += row["accepted"].get<int>();
     const std::string device = text_of(row["device"]);
@@ -145,7 +148,7 @@ std::string report_html(const json& summary, const std::vector<DevicePeaks>& pea
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<title>kernelgen report</title>\n<style>" +
       std::string(kStyle) + "</style>\n</head>\n<body>\n<h1>kernelgen report</h1>\n<p>Candidate log <code>" +
-      escape_markup(log_dir.string()) + "</code>: " + std::to_string(summary.size()) + " ops, " +
+      escape_markup(log_dir.string()) + "</code>: " + std::to_string(ops.size()) + " ops, " +
       std::to_string(candidates) + " candidates, " + std::to_string(accepted) + " correct. Written " +
       utc_timestamp() + ".</p>\n";
   if (summary.empty()) return html + "<p>No records in this log.</p>\n</body>\n</html>\n";

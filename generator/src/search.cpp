@@ -336,6 +336,8 @@ class Search {
     ++outcome_.candidates;
     if (record.correct()) {
       ++progress_.accepted;
+      if (!outcome_.incumbent && !config_.incumbent_source.empty() && record.glsl == config_.incumbent_source)
+        outcome_.incumbent = record;
       if (!outcome_.best || replaces(record, *outcome_.best)) {
         outcome_.best = record;
         outcome_.best_binary = binary;
@@ -343,6 +345,8 @@ class Search {
       }
     } else {
       ++progress_.rejected[status_name(record.verdict.status)];
+      outcome_.rejections.push_back({record.origin, declared, record.file_name(), status_name(record.verdict.status),
+                                     record.verdict.reason, record.verdict.base_seed});
     }
     if (!config_.log_dir.empty()) write_record(config_.log_dir, record);
     round_records_.push_back(std::move(record));

@@ -13,6 +13,7 @@
 #include "kernelgen/contract/op_spec.hpp"
 #include "kernelgen/files.hpp"
 #include "kernelgen/record.hpp"
+#include "kernelgen/report_html.hpp"
 #include "scratch_dir.hpp"
 
 namespace kernelgen {
@@ -61,17 +62,19 @@ struct Candidate {
   std::optional<double> speedup_over_parent;
   int64_t prompt_tokens = 0, completion_tokens = 0;
   double cost = 0;
+  std::string op = "relu";
+  std::string model = kModel;
 };
 
 CandidateRecord make_record(const Candidate& c) {
   CandidateRecord r;
   r.uuid = new_uuid();
   r.timestamp = c.timestamp;
-  r.op = "relu";
+  r.op = c.op;
   r.spec = relu_spec();
   r.spec_hash = kSpecHash;
-  r.model = kModel;
-  r.author = kModel;
+  r.model = c.model;
+  r.author = c.model;
   r.round = c.round;
   r.sample = c.sample;
   r.origin = "relu/r" + std::to_string(c.round) + "/s" + std::to_string(c.sample);
@@ -80,7 +83,7 @@ CandidateRecord make_record(const Candidate& c) {
   r.idea = c.idea;
   r.speedup_over_parent = c.speedup_over_parent;
   r.completion.text = "```glsl\n// candidate " + r.uuid + "\n```";
-  r.completion.author = kModel;
+  r.completion.author = c.model;
   r.completion.usage.prompt_tokens = c.prompt_tokens;
   r.completion.usage.completion_tokens = c.completion_tokens;
   r.cost_usd = c.cost;
@@ -250,6 +253,29 @@ TEST_F(CandidateLog, ReportTableShowsTheSpeedupAndPeak) {
   EXPECT_THAT(text, HasSubstr("80%")) << "4 of 5 candidates accepted";
   EXPECT_THAT(text, HasSubstr("2+1")) << "two correction rounds and one optimisation round";
   EXPECT_THAT(text, HasSubstr("$0.0450"));
+}
+
+// A row is an op and a model: relu searched by two models is two rows, and still one op of the two in the log.
+TEST(Report, AnOpThatTwoModelsSearchedIsTwoRowsButOneOp) {
+  const test::ScratchDir dir;
+  write_record(dir.path(), make_record({.timestamp = "2025-01-01T00:00:01.000Z", .median_us = 80.0}));
+  write_record(dir.path(), make_record({.timestamp = "2025-01-01T00:00:02.000Z", .median_us = 60.0,
+                                        .model = "anthropic/claude-test"}));
+  write_record(dir.path(),
+               make_record({.timestamp = "2025-01-01T00:00:03.000Z", .correct = false, .op = "softmax"}));
+  const json summary = report_summary(dir.path());
+  ASSERT_EQ(summary.size(), 3u) << summary.dump(2);
+  EXPECT_EQ(summary[0]["op"], "relu");
+  EXPECT_EQ(summary[1]["op"], "relu");
+  EXPECT_NE(summary[0]["model"], summary[1]["model"]);
+  const std::string text = report_records(dir.path());
+  EXPECT_THAT(text, HasSubstr("anthropic/claude-test"));
+  EXPECT_THAT(text, HasSubstr(kModel));
+  const std::string page = report_html(dir.path());
+  const size_t counts = page.find("</code>: ");
+  ASSERT_NE(counts, std::string::npos) << page;
+  EXPECT_EQ(page.substr(counts, page.find(". Written", counts) - counts),
+            "</code>: 2 ops, 3 candidates, 2 correct");
 }
 
 TEST(Report, AnEmptyLogSaysSo) {

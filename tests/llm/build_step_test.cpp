@@ -256,5 +256,85 @@ TEST_F(OptimiseOp, ReplacesTheCheckedInKernelOnlyWithAFasterOne) {
   EXPECT_EQ(read_file(dir_.path() / "generated" / "relu" / "kernel.comp"), test::kReluKernel);
 }
 
+// --- regenerating past a current kernel (generator/include/kernelgen/selection/incumbent.hpp) ------------------
+
+class RegenerateOp : public OptimiseOp {
+ protected:
+  // relu searched with two samples in one round, replying these two kernels.
+  fs::path two_samples(const std::string& first, const std::string& second) {
+    const fs::path spec = replayed_spec({{"relu/r1/s0", test::fenced(first)}, {"relu/r1/s1", test::fenced(second)}});
+    json text = json::parse(read_file(spec));
+    text["search"] = {{"samples", 2}, {"rounds", 1}};
+    write_file_atomic(spec, text.dump(2));
+    return spec;
+  }
+
+  std::string checked_in_file(const std::string& name) const {
+    return read_file(dir_.path() / "generated" / "relu" / name);
+  }
+};
+
+TEST_F(RegenerateOp, PickingTheCheckedInKernelAgainLeavesItsFilesAsTheyWere) {
+  const fs::path spec = two_samples(test::kReluKernel, test::kLeakyReluKernel);
+  std::string output;
+  ASSERT_EQ(replay(spec, "", output), 0) << output;
+  const std::string manifest_before = checked_in_file("manifest.json");
+  const auto written = fs::last_write_time(dir_.path() / "generated" / "relu" / "manifest.json");
+
+  ASSERT_EQ(replay(spec, "--regenerate", output), 0) << output;
+  EXPECT_THAT(output, HasSubstr("picked the checked-in kernel again"));
+  EXPECT_EQ(checked_in_file("manifest.json"), manifest_before);
+  EXPECT_EQ(fs::last_write_time(dir_.path() / "generated" / "relu" / "manifest.json"), written);
+}
+
+TEST_F(RegenerateOp, AKernelChosenOnAnotherDeviceIsKeptUntilReplaceIsAskedFor) {
+  std::string output;
+  ASSERT_EQ(replay(two_samples(kSlowRelu, test::kLeakyReluKernel), "", output), 0) << output;
+  json m = manifest();
+  m["search"]["chosen_on"] = "NVIDIA H100 80GB HBM3";
+  write_file_atomic(dir_.path() / "generated" / "relu" / "manifest.json", m.dump(2));
+
+  const fs::path spec = two_samples(kSlowRelu, test::kReluKernel);
+  ASSERT_EQ(replay(spec, "--regenerate", output), 0) << output;
+  EXPECT_THAT(output, AllOf(HasSubstr("chosen on NVIDIA H100 80GB HBM3"), HasSubstr("would pick relu/r1/s1"),
+                            HasSubstr("KERNELGEN_REPLACE=1")));
+  EXPECT_EQ(checked_in_file("kernel.comp"), kSlowRelu);
+
+  ASSERT_EQ(build_op(spec, "--regenerate --set KERNELGEN_MODEL=replay --cassette-dir " +
+                               quoted(dir_.path() / "cassettes"),
+                     output, "KERNELGEN_REPLACE=1"),
+            0)
+      << output;
+  EXPECT_EQ(checked_in_file("kernel.comp"), test::kReluKernel);
+  EXPECT_EQ(manifest()["search"]["accepted_from"], "relu/r1/s1");
+  EXPECT_FALSE(manifest()["search"]["chosen_on"].get<std::string>().empty());
+}
+
+TEST_F(RegenerateOp, AFasterKernelOnTheSameDeviceReplacesItOnceTimedBesideItInEveryPair) {
+  std::string output;
+  ASSERT_EQ(replay(two_samples(kSlowRelu, test::kLeakyReluKernel), "", output), 0) << output;
+  EXPECT_EQ(checked_in_file("kernel.comp"), kSlowRelu);
+
+  ASSERT_EQ(replay(two_samples(kSlowRelu, test::kReluKernel), "--regenerate", output), 0) << output;
+  EXPECT_THAT(output, AllOf(HasSubstr("paired timings"), HasSubstr("faster in every pair")));
+  EXPECT_EQ(checked_in_file("kernel.comp"), test::kReluKernel);
+}
+
+TEST_F(RegenerateOp, ARejectedDeclaredKernelIsListedWithItsReasonAndTheCommandThatReproducesIt) {
+  const fs::path kernel = dir_.path() / "my_relu.comp";
+  write_file_atomic(kernel, test::kLeakyReluKernel);
+  fs::path spec = spec_with(json::object());
+  json text = json::parse(read_file(spec));
+  text["kernel"] = kernel.string();
+  write_file_atomic(spec, text.dump(2));
+  std::string output;
+  ASSERT_EQ(build_op(spec, "", output), 1) << output;
+  EXPECT_THAT(output, AllOf(HasSubstr(kernel.string() + ": INCORRECT_NUMERICAL: "),
+                            HasSubstr("reproduce: KERNELGEN_SEED="),
+                            HasSubstr("kernelgen validate --spec " + spec.string() + " --kernel " + kernel.string()),
+                            HasSubstr("Or fix the declared KERNEL " + kernel.string()),
+                            Not(HasSubstr("declare a hand-written KERNEL"))));
+}
+
 }  // namespace
 }  // namespace kernelgen

@@ -17,7 +17,8 @@ std::filesystem::path hidden_sibling(const std::filesystem::path& path, const st
 int remove_abandoned_siblings(const std::filesystem::path& directory);
 
 // Writes through a temporary file in the same directory and renames it over the target, so a reader (or a
-// crash) sees the old content or the new, never half of it.
+// crash) sees the old content or the new, never half of it. Creates the missing directories of `path`; a bare
+// file name is written in the current directory.
 void write_file_atomic(const std::filesystem::path& path, const std::string& bytes);
 
 // write_file_atomic(), unless the file holds these bytes already: then it is left alone, timestamp and all, so

@@ -52,7 +52,20 @@ struct SearchConfig {
   int timing_runs = 31;
   int stress_runs = kDefaultStressRuns;  // see ValidationOptions
   IsolationSettings isolation;  // each candidate is validated in a child process, on a device of its own
+  // The checked-in kernel's source, when a regeneration searches past a current one: the outcome then says how
+  // it fared here (SearchOutcome::incumbent), for decide_replacement.
+  std::string incumbent_source;
   std::function<void(const SearchProgress&)> on_progress;
+};
+
+// A candidate that failed, as the build lists it when none passed.
+struct Rejection {
+  std::string origin;       // the declared KERNEL file, or the cassette key op/r<round>/s<sample>
+  bool declared = false;    // a KERNEL of the op's declaration: a file `kernelgen validate` can take
+  std::string record_file;  // its c_/r_ record in the candidate log
+  std::string status;
+  std::string reason;       // the first failure, in one line
+  uint64_t base_seed = 0;   // the cases it failed on: KERNELGEN_SEED replays them
 };
 
 struct SearchOutcome {
@@ -60,6 +73,9 @@ struct SearchOutcome {
   // (faster_beyond_noise), so the same candidates give the same choice from run to run.
   std::optional<CandidateRecord> best;
   std::optional<CandidateRecord> first_correct;  // the best when the optimisation rounds began
+  // The first correct candidate whose source is SearchConfig::incumbent_source, as validated and timed here.
+  std::optional<CandidateRecord> incumbent;
+  std::vector<Rejection> rejections;  // every rejected candidate, in the order they were validated
   KernelBinary best_binary;
   SearchProgress totals;
   int candidates = 0;

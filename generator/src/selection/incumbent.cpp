@@ -1,0 +1,59 @@
+#include "kernelgen/selection/incumbent.hpp"
+
+#include <cstdio>
+
+#include "kernelgen/hash.hpp"
+#include "kernelgen/timing.hpp"
+
+namespace kernelgen {
+
+namespace {
+
+std::string device_of(const nlohmann::json& section) {
+  if (!section.is_object()) return "";
+  const auto device = section.find("device");
+  return device != section.end() && device->is_string() ? device->get<std::string>() : "";
+}
+
+std::string time_of(const CandidateRecord& record) {
+  if (!record.verdict.timing) return "untimed";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f us", record.verdict.timing->median_ns / 1e3);
+  return text;
+}
+
+using Action = ReplacementDecision::Action;
+
+}  // namespace
+
+std::string chosen_on(const Manifest& manifest) {
+  if (const auto chosen = manifest.search.find("chosen_on");
+      manifest.search.is_object() && chosen != manifest.search.end() && chosen->is_string())
+    return chosen->get<std::string>();
+  if (std::string device = device_of(manifest.timing); !device.empty()) return device;
+  return device_of(manifest.validation);
+}
+
+ReplacementDecision decide_replacement(const Manifest& checked_in, const CandidateRecord& best,
+                                       const CandidateRecord* incumbent_here, const std::string& device,
+                                       bool replace) {
+  const std::string pick = best.origin + " (" + time_of(best) + ")";
+  if (content_hash(best.glsl) == checked_in.source_hash)
+    return {Action::keep, "this search picked the checked-in kernel again, " + pick + "; generated/ is unchanged"};
+  if (replace) return {Action::replace, "KERNELGEN_REPLACE=1: checking in this device's pick, " + pick};
+  const std::string chooser = chosen_on(checked_in);
+  if (chooser != device)
+    return {Action::keep, "kept the checked-in kernel, chosen on " + (chooser.empty() ? "an unnamed device" : chooser) +
+                       "; this device (" + device + ") would pick " + pick +
+                       ". KERNELGEN_REPLACE=1 checks that one in"};
+  if (!incumbent_here || !incumbent_here->correct() || !incumbent_here->verdict.timing)
+    return {Action::replace, "the checked-in kernel was not among this search's correct, timed candidates; checking in " + pick};
+  if (!best.verdict.timing ||
+      !faster_beyond_noise(best.verdict.timing->stats(), incumbent_here->verdict.timing->stats()))
+    return {Action::keep, "kept the checked-in kernel (" + time_of(*incumbent_here) + " here): " + pick +
+                       " is not faster beyond the noise"};
+  return {Action::confirm, pick + " is faster beyond the noise than the checked-in kernel (" + time_of(*incumbent_here) +
+                                 " here)"};
+}
+
+}  // namespace kernelgen

@@ -1,0 +1,99 @@
+// Whether a regeneration's pick replaces the checked-in kernel: the rules that make a replay check in the
+// committed kernels byte for byte.
+#include "kernelgen/selection/incumbent.hpp"
+
+#include <gtest/gtest.h>
+
+#include "kernelgen/hash.hpp"
+
+namespace kernelgen {
+namespace {
+
+using Action = ReplacementDecision::Action;
+
+constexpr const char* kLavapipe = "llvmpipe (LLVM 15.0.6, 256 bits)";
+constexpr const char* kH100 = "NVIDIA H100 80GB HBM3";
+
+Manifest checked_in(const std::string& source, const std::string& device) {
+  Manifest manifest;
+  manifest.source_hash = content_hash(source);
+  manifest.timing = {{"device", device}, {"median_ns", 1000.0}};
+  manifest.validation = {{"device", device}};
+  return manifest;
+}
+
+// A correct candidate timed at `median_ns` with the quartiles `spread_ns` apart.
+CandidateRecord timed(const std::string& source, double median_ns, double spread_ns, const std::string& device) {
+  CandidateRecord record;
+  record.glsl = source;
+  record.origin = "op/r2/s1";
+  record.verdict.status = Status::PASSED;
+  Timing timing;
+  timing.device = device;
+  timing.median_ns = timing.min_ns = median_ns;
+  timing.p25_ns = median_ns - spread_ns / 2;
+  timing.p75_ns = median_ns + spread_ns / 2;
+  timing.runs = 31;
+  record.verdict.timing = timing;
+  return record;
+}
+
+TEST(DecideReplacement, TheSameSourceKeepsTheCheckedInFilesWhateverItsTimeHere) {
+  const CandidateRecord best = timed("kernel A", 10.0, 1.0, kLavapipe);
+  const ReplacementDecision decision = decide_replacement(checked_in("kernel A", kLavapipe), best, &best, kLavapipe, true);
+  EXPECT_EQ(decision.action, Action::keep);
+  EXPECT_NE(decision.reason.find("unchanged"), std::string::npos) << decision.reason;
+}
+
+TEST(DecideReplacement, AKernelChosenOnAnotherDeviceIsKeptAndThisDevicesPickIsNamed) {
+  const CandidateRecord best = timed("kernel B", 10.0, 1.0, kLavapipe);
+  const CandidateRecord incumbent = timed("kernel A", 1000.0, 1.0, kLavapipe);
+  const ReplacementDecision decision =
+      decide_replacement(checked_in("kernel A", kH100), best, &incumbent, kLavapipe, false);
+  EXPECT_EQ(decision.action, Action::keep);
+  EXPECT_NE(decision.reason.find(kH100), std::string::npos) << decision.reason;
+  EXPECT_NE(decision.reason.find("would pick op/r2/s1"), std::string::npos) << decision.reason;
+  EXPECT_NE(decision.reason.find("KERNELGEN_REPLACE=1"), std::string::npos) << decision.reason;
+}
+
+TEST(DecideReplacement, ReplaceChecksInThisDevicesPickOverAnotherDevicesKernel) {
+  const CandidateRecord best = timed("kernel B", 10.0, 1.0, kLavapipe);
+  EXPECT_EQ(decide_replacement(checked_in("kernel A", kH100), best, nullptr, kLavapipe, true).action, Action::replace);
+}
+
+TEST(DecideReplacement, OnTheSameDeviceATieKeepsTheCheckedInKernel) {
+  const CandidateRecord best = timed("kernel B", 980.0, 10.0, kLavapipe);  // 2% faster: within the noise
+  const CandidateRecord incumbent = timed("kernel A", 1000.0, 10.0, kLavapipe);
+  const ReplacementDecision decision =
+      decide_replacement(checked_in("kernel A", kLavapipe), best, &incumbent, kLavapipe, false);
+  EXPECT_EQ(decision.action, Action::keep);
+  EXPECT_NE(decision.reason.find("not faster beyond the noise"), std::string::npos) << decision.reason;
+}
+
+TEST(DecideReplacement, OnTheSameDeviceAKernelFasterBeyondTheNoiseIsTimedAgainBesideIt) {
+  const CandidateRecord best = timed("kernel B", 500.0, 10.0, kLavapipe);
+  const CandidateRecord incumbent = timed("kernel A", 1000.0, 10.0, kLavapipe);
+  EXPECT_EQ(decide_replacement(checked_in("kernel A", kLavapipe), best, &incumbent, kLavapipe, false).action,
+            Action::confirm);
+}
+
+TEST(DecideReplacement, ACheckedInKernelThatThisSearchDidNotPassIsReplaced) {
+  const CandidateRecord best = timed("kernel B", 2000.0, 10.0, kLavapipe);
+  const ReplacementDecision decision =
+      decide_replacement(checked_in("kernel A", kLavapipe), best, nullptr, kLavapipe, false);
+  EXPECT_EQ(decision.action, Action::replace);
+  EXPECT_NE(decision.reason.find("not among"), std::string::npos) << decision.reason;
+}
+
+TEST(ChosenOn, PrefersTheRecordedChooserThenTheTimingThenTheValidation) {
+  Manifest manifest = checked_in("kernel A", kH100);
+  EXPECT_EQ(chosen_on(manifest), kH100);
+  manifest.search = {{"chosen_on", kLavapipe}};
+  EXPECT_EQ(chosen_on(manifest), kLavapipe);
+  manifest.search = nullptr;
+  manifest.timing = {{"error", "no timestamps"}};
+  EXPECT_EQ(chosen_on(manifest), kH100);
+}
+
+}  // namespace
+}  // namespace kernelgen
