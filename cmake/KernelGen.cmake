@@ -69,6 +69,10 @@ if(NOT TARGET kernelgen_regenerate)
     COMMENT "kernelgen: candidate log summary (${_kernelgen_log})"
     USES_TERMINAL VERBATIM)
   unset(_kernelgen_log)
+  # Every op's wrapper library, and so every op's build step: what the kernels need, without tests.
+  add_custom_target(kernelgen_ops)
+  # Every op's benchmark, which `all` leaves out.
+  add_custom_target(kernelgen_benchmarks)
 endif()
 
 function(_kernelgen_fail where argument problem fix)
@@ -978,6 +982,7 @@ function(_kernelgen_add_wrapper_library)
   add_library(kernelgen::${name} ALIAS kernelgen_op_${name})
   target_include_directories(kernelgen_op_${name} PUBLIC "$<BUILD_INTERFACE:${dir}/include>")
   target_link_libraries(kernelgen_op_${name} PUBLIC kernelgen::runtime)
+  add_dependencies(kernelgen_ops kernelgen_op_${name})
 endfunction()
 
 # With KERNELGEN_BUILD_OP_TESTS, test_kernelgen_<name>: the GoogleTest, configured into <dir>/test.cpp, that
@@ -993,6 +998,9 @@ function(_kernelgen_add_op_test)
   endif()
   configure_file("${_KERNELGEN_TEMPLATES}/test.cpp.in" "${dir}/test.cpp" @ONLY)
   add_executable(test_kernelgen_${name} "${dir}/test.cpp")
+  # At -O1: the kernel, the validator and the reference it runs are compiled as the build type says, in the
+  # libraries it links; its own source, GoogleTest's templates mostly, compiles in about 70% of -O3's time.
+  target_compile_options(test_kernelgen_${name} PRIVATE $<$<CXX_COMPILER_ID:GNU,Clang>:-O1>)
   # The generator library for its glslang: the test compiles kernel.comp to check it is what the wrapper runs.
   target_link_libraries(test_kernelgen_${name} PRIVATE kernelgen::${name} kernelgen_reference_${name}
     kernelgen::core kernelgen::generator GTest::gtest_main)
@@ -1002,7 +1010,7 @@ function(_kernelgen_add_op_test)
 endfunction()
 
 # With KERNELGEN_BUILD_BENCHMARKS, bench_kernelgen_<name>: the Google Benchmark, configured into <dir>/bench.cpp,
-# that times the kernel.
+# that times the kernel. Built on request, not by `all`: by its name or with every op's, kernelgen_benchmarks.
 function(_kernelgen_add_op_benchmark)
   if(NOT KERNELGEN_BUILD_BENCHMARKS)
     return()
@@ -1011,6 +1019,7 @@ function(_kernelgen_add_op_benchmark)
     find_package(benchmark REQUIRED)
   endif()
   configure_file("${_KERNELGEN_TEMPLATES}/bench.cpp.in" "${dir}/bench.cpp" @ONLY)
-  add_executable(bench_kernelgen_${name} "${dir}/bench.cpp")
+  add_executable(bench_kernelgen_${name} EXCLUDE_FROM_ALL "${dir}/bench.cpp")
   target_link_libraries(bench_kernelgen_${name} PRIVATE kernelgen::${name} benchmark::benchmark)
+  add_dependencies(kernelgen_benchmarks bench_kernelgen_${name})
 endfunction()

@@ -77,7 +77,11 @@ int configure(bool offline, const fs::path& log, bool allow_other_glslang = fals
   return run(
       std::string(quoted(KERNELGEN_E2E_CMAKE)) + " -S " + quoted(kProject) + " -B " + quoted(kBuild) +
           " -G " + quoted(KERNELGEN_E2E_GENERATOR) + " -DCMAKE_CXX_COMPILER=" + quoted(KERNELGEN_E2E_CXX) +
-          " -DCMAKE_BUILD_TYPE=" KERNELGEN_E2E_BUILD_TYPE
+          " -DCMAKE_BUILD_TYPE=" KERNELGEN_E2E_BUILD_TYPE +
+          // This build's ccache, where it has one: kernelgen's sources then come from its cache.
+          (std::string(KERNELGEN_E2E_LAUNCHER).empty()
+               ? std::string()
+               : " -DCMAKE_CXX_COMPILER_LAUNCHER=" + quoted(KERNELGEN_E2E_LAUNCHER)) +
           " -DKERNELGEN_BUILD_CATALOG=OFF -DKERNELGEN_BUILD_TESTS=OFF -DKERNELGEN_BUILD_BENCHMARKS=OFF"
           " -DKERNELGEN_BUILD_OP_TESTS=OFF -DKERNELGEN_MODEL=openai/gpt-4o-mini -DKERNELGEN_CACHE_DIR=" +
           quoted(kCandidates) + " -DKERNELGEN_OFFLINE=" + (offline ? "ON" : "OFF") +

@@ -17,7 +17,9 @@
 namespace kernelgen {
 namespace {
 
-const char* const kOps[] = {"relu", "add", "matmul"};
+// An elementwise op, one with an optimisation round (add) and a reduction; matmul's validation alone would take
+// most of a minute.
+const char* const kOps[] = {"relu", "add", "sum_lastdim"};
 
 TEST(ParallelRegeneration, ConcurrentBuildStepsLeaveEveryKernelAndRecordIntact) {
   test::ScratchDir scratch;
@@ -45,12 +47,11 @@ TEST(ParallelRegeneration, ConcurrentBuildStepsLeaveEveryKernelAndRecordIntact) 
     EXPECT_TRUE(std::filesystem::exists(scratch.path() / (std::string(op) + ".cpp"))) << op;
   }
   const auto records = load_records(log);
-  // relu: two rounds of two; add: the same and an optimisation round of two ideas; matmul: two rounds of three and
-  // an optimisation round of three ideas, one of them wrong.
-  EXPECT_EQ(records.size(), 4u + 6u + 9u);
+  // relu and sum_lastdim: two rounds of two; add: the same and an optimisation round of two ideas.
+  EXPECT_EQ(records.size(), 4u + 6u + 4u);
   int correct = 0;
   for (const auto& record : records) correct += record["status"] == "correct";
-  EXPECT_EQ(correct, 2 + 4 + 5);
+  EXPECT_EQ(correct, 2 + 4 + 2);
   for (const auto& entry : std::filesystem::directory_iterator(log))
     EXPECT_NE(entry.path().filename().string().front(), '.') << "a temporary file was left behind: " << entry.path();
 }
