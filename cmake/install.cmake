@@ -4,7 +4,8 @@
 #   include/kernelgen/...                 the runtime's, the reference's and the generator's headers
 #   lib/libkernelgen_*.a                  runtime, reference registry, core, generator
 #   lib/cmake/KernelGen/                  KernelGenConfig.cmake, KernelGenConfigVersion.cmake, KernelGenTargets.cmake,
-#                                         KernelGenOptions.cmake, KernelGen.cmake (kernelgen_add_op) and templates/
+#                                         KernelGenOptions.cmake, KernelGen.cmake (kernelgen_add_op), kernelgen/ (its
+#                                         steps) and templates/
 include(CMakePackageConfigHelpers)
 set(_kernelgen_package_dir "${CMAKE_INSTALL_LIBDIR}/cmake/KernelGen")
 
@@ -28,5 +29,6 @@ write_basic_package_version_file("${PROJECT_BINARY_DIR}/KernelGenConfigVersion.c
 install(FILES "${PROJECT_BINARY_DIR}/KernelGenConfig.cmake" "${PROJECT_BINARY_DIR}/KernelGenConfigVersion.cmake"
               "${PROJECT_SOURCE_DIR}/cmake/KernelGenOptions.cmake" "${PROJECT_SOURCE_DIR}/cmake/KernelGen.cmake"
   DESTINATION ${_kernelgen_package_dir})
-install(DIRECTORY "${PROJECT_SOURCE_DIR}/cmake/templates" DESTINATION ${_kernelgen_package_dir})
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/cmake/templates" "${PROJECT_SOURCE_DIR}/cmake/kernelgen"
+  DESTINATION ${_kernelgen_package_dir})
 unset(_kernelgen_package_dir)

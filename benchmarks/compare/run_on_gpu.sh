@@ -8,9 +8,10 @@
 #   3. compare.py: each op's benchmark at BENCH_DIMS beside PyTorch, as a Markdown table.
 # Usage: benchmarks/compare/run_on_gpu.sh <build dir> <output dir>
 # The build dir needs bin/kernelgen, kernelgen/<op>/{spec.json,reference.so} (the op's reference module),
-# ops/<op>/bench_kernelgen_<op> and any of ops/<op>/test_kernelgen_<op> (built on a Debian machine and copied
-# over, with the Vulkan loader and the shared libraries they need: each test links glslang, about 10 MB, so a
-# transfer may carry only some); run it from the source tree the build was configured in, or one linked there.
+# ops/<op>/bench_kernelgen_<op> (target kernelgen_benchmarks) and any of ops/<op>/test_kernelgen_<op> (built on a
+# Debian machine and copied over, with the Vulkan loader and the shared libraries they need: each test links
+# glslang, about 10 MB, so a transfer may carry only some); run it from the source tree the build was configured
+# in, or one linked there.
 set -u
 build=${1:?usage: $0 <build dir> <output dir>}
 out=${2:?usage: $0 <build dir> <output dir>}
