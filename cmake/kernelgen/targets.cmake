@@ -143,7 +143,8 @@ function(_kernelgen_add_op_test)
 endfunction()
 
 # With KERNELGEN_BUILD_BENCHMARKS, bench_kernelgen_<name>: the Google Benchmark, configured into <dir>/bench.cpp,
-# that times the kernel. Built on request, not by `all`: by its name or with every op's, kernelgen_benchmarks.
+# that times the kernel and checks the output it leaves against the reference (linked for that). Built on
+# request, not by `all`: by its name or with every op's, kernelgen_benchmarks.
 function(_kernelgen_add_op_benchmark)
   if(NOT KERNELGEN_BUILD_BENCHMARKS)
     return()
@@ -153,6 +154,7 @@ function(_kernelgen_add_op_benchmark)
   endif()
   configure_file("${_KERNELGEN_TEMPLATES}/bench.cpp.in" "${dir}/bench.cpp" @ONLY)
   add_executable(bench_kernelgen_${name} EXCLUDE_FROM_ALL "${dir}/bench.cpp")
-  target_link_libraries(bench_kernelgen_${name} PRIVATE kernelgen::${name} benchmark::benchmark)
+  target_link_libraries(bench_kernelgen_${name} PRIVATE kernelgen::${name} kernelgen_reference_${name}
+    kernelgen::core benchmark::benchmark)
   add_dependencies(kernelgen_benchmarks bench_kernelgen_${name})
 endfunction()

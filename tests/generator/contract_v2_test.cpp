@@ -103,9 +103,9 @@ std::map<std::string, size_t> cases_per_size(const Verdict& verdict) {
 // The sizes a kernel with this workgroup is validated at, as cases_per_size names them, the whole suite each.
 const size_t kCases = case_names().size();
 
-std::map<std::string, size_t> full_suite(const OpSpec& spec, std::array<uint32_t, 3> local_size) {
+std::map<std::string, size_t> full_suite(const OpSpec& spec, std::array<uint32_t, 3> local_size, uint64_t seed) {
   std::map<std::string, size_t> counts;
-  for (const DimValues& dims : validation_sizes(spec, local_size)) counts[dims_text(spec, dims)] = case_names().size();
+  for (const DimValues& dims : validation_sizes(spec, local_size, seed)) counts[dims_text(spec, dims)] = case_names().size();
   return counts;
 }
 
@@ -135,10 +135,10 @@ TEST_F(ContractV2, ARowsumReadingItsDimsPassesEveryCaseAtEverySize) {
   const Verdict verdict = evaluate(spec, kernel("rowsum.comp"), &binary);
   ASSERT_TRUE(verdict.passed()) << describe(verdict);
   const auto counts = cases_per_size(verdict);
-  EXPECT_EQ(counts, full_suite(spec, {64, 1, 1}));
-  // 333 is already ragged for a workgroup of 64 and 1 is listed: exactly the declared sizes.
-  EXPECT_EQ(counts, (std::map<std::string, size_t>{
-                        {"rows=1", kCases}, {"rows=5", kCases}, {"rows=64", kCases}, {"rows=333", kCases}}));
+  EXPECT_EQ(counts, full_suite(spec, {64, 1, 1}, verdict.base_seed));
+  // 333 is already ragged for a workgroup of 64 and 1 is listed: the declared sizes, then the two drawn.
+  for (const char* declared : {"rows=1", "rows=5", "rows=64", "rows=333"}) EXPECT_EQ(counts.at(declared), kCases);
+  EXPECT_EQ(counts.size(), 6u);
   for (const CaseResult& c : verdict.cases)
     EXPECT_EQ(c.comparison.elements, std::stoi(c.dims.substr(5))) << c.dims;
   EXPECT_EQ(binary.grid.text(), "(rows + 63) / 64 1 1");
@@ -147,7 +147,7 @@ TEST_F(ContractV2, ARowsumReadingItsDimsPassesEveryCaseAtEverySize) {
 TEST_F(ContractV2, SizesMissingFromDimsAreAddedOneAndARaggedOne) {
   OpSpec spec = rowsum_spec();
   spec.dims[0].sizes = {64, 128};
-  const auto sizes = validation_sizes(spec, {64, 1, 1});
+  const auto sizes = declared_sizes(spec, {64, 1, 1});
   std::set<int64_t> added;
   for (const DimValues& dims : sizes) added.insert(dims.at(0));
   ASSERT_EQ(added.size(), 4u);
@@ -160,7 +160,7 @@ TEST_F(ContractV2, SizesMissingFromDimsAreAddedOneAndARaggedOne) {
 
   const Verdict verdict = evaluate(spec, kernel("rowsum.comp"));
   ASSERT_TRUE(verdict.passed()) << describe(verdict);
-  EXPECT_EQ(cases_per_size(verdict), full_suite(spec, {64, 1, 1}));
+  EXPECT_EQ(cases_per_size(verdict), full_suite(spec, {64, 1, 1}, verdict.base_seed));
 }
 
 TEST_F(ContractV2, AGridOfOneWorkgroupOf64RowsFailsAt333NamingTheSize) {
@@ -222,7 +222,7 @@ TEST_F(ContractV2, PushConstantsInTheWrongOrderAreAnInterfaceMismatchNamingTheBl
 
   const Verdict right = evaluate(spec, rowsum_over_cols("uint rows; uint cols;"));
   EXPECT_TRUE(right.passed()) << describe(right);
-  EXPECT_EQ(cases_per_size(right), full_suite(spec, {64, 1, 1}));
+  EXPECT_EQ(cases_per_size(right), full_suite(spec, {64, 1, 1}, right.base_seed));
 }
 
 // A kernel of contract 1's kind: no Dims block, its one size hard-coded. It is right at rows=1 only.
@@ -249,7 +249,7 @@ TEST_F(ContractV2, ARejectionAtOneSizeStopsValidationThereAndNamesTheSize) {
   ASSERT_FALSE(verdict.passed());
   EXPECT_THAT(verdict.reason, HasSubstr("at rows=5"));
   EXPECT_EQ(cases_per_size(verdict), (std::map<std::string, size_t>{{"rows=1", kCases}, {"rows=5", kCases}}));
-  EXPECT_LT(verdict.cases.size(), kCases * validation_sizes(spec, {64, 1, 1}).size());
+  EXPECT_LT(verdict.cases.size(), kCases * validation_sizes(spec, {64, 1, 1}, verdict.base_seed).size());
   for (const CaseResult& c : verdict.cases) {
     EXPECT_EQ(c.passed(), c.dims == "rows=1") << c.dims << " " << c.name;
     if (!c.passed()) {
@@ -257,6 +257,38 @@ TEST_F(ContractV2, ARejectionAtOneSizeStopsValidationThereAndNamesTheSize) {
     }
   }
   EXPECT_THAT(describe(verdict), HasSubstr("rows=5"));
+}
+
+// Timed at 5000 rows on a GPU, 2000 on a CPU device: above every size validated, even the drawn ones.
+OpSpec rowsum_timed_spec() {
+  return spec_from(R"({"name": "rowsum", "contract": 2,
+    "inputs": [{"name": "x", "dtype": "f32", "shape": ["rows", 300]}],
+    "outputs": [{"name": "y", "dtype": "f32", "shape": ["rows"]}],
+    "dims": {"rows": [1, 5, 64, 333]}, "bench_dims": {"rows": 5000}, "cpu_bench_dims": {"rows": 2000}})");
+}
+
+TEST_F(ContractV2, AKernelThatSkipsRowsPastTheValidatedSizesIsRejectedByItsTimedOutput) {
+  const OpSpec spec = rowsum_timed_spec();
+  const std::string idle_above_1000 = edited(kernel("rowsum.comp"), "if (r >= dims.rows) return;",
+                                             "if (r >= dims.rows || r >= 1000u) return;");
+  const ReferenceFunction reference = find_reference(spec.name);
+  const Verdict untimed = evaluate_source(*device_, spec, reference, idle_above_1000, {base_seed_from_environment(), 0});
+  ASSERT_TRUE(untimed.passed()) << "right at every size validated: " << describe(untimed);
+
+  const Verdict timed = evaluate_source(*device_, spec, reference, idle_above_1000, {base_seed_from_environment(), 3});
+  ASSERT_FALSE(timed.passed());
+  EXPECT_EQ(timed.status, Status::INCORRECT_NUMERICAL);
+  EXPECT_THAT(timed.reason, HasSubstr("case timed: the output of the timed run at rows="));
+  EXPECT_THAT(timed.reason, HasSubstr("first at index 1000"));
+  EXPECT_FALSE(timed.timing) << "a wrong kernel has no timing to compete with";
+  ASSERT_FALSE(timed.cases.empty());
+  EXPECT_EQ(timed.cases.back().name, "timed");
+
+  const Verdict right = evaluate_source(*device_, spec, reference, kernel("rowsum.comp"), {base_seed_from_environment(), 3});
+  EXPECT_TRUE(right.passed()) << describe(right);
+  EXPECT_TRUE(right.timing);
+  EXPECT_EQ(right.cases.back().name, "timed");
+  EXPECT_TRUE(right.cases.back().passed());
 }
 
 // f16: 16-bit storage for the buffers and float16 arithmetic.
@@ -273,7 +305,7 @@ TEST_F(ContractV2, AnF16ReluPassesWith16BitStorageAndFloat16Arithmetic) {
   const OpSpec spec = relu_f16_spec();
   const Verdict verdict = evaluate(spec, kernel("relu_f16.comp"));
   ASSERT_TRUE(verdict.passed()) << describe(verdict);
-  EXPECT_EQ(cases_per_size(verdict), full_suite(spec, {64, 1, 1}));
+  EXPECT_EQ(cases_per_size(verdict), full_suite(spec, {64, 1, 1}, verdict.base_seed));
 }
 
 TEST_F(ContractV2, AnF16ReluThatStoresFloat32BitsIsRejected) {
@@ -319,7 +351,7 @@ TEST_F(ContractV2, AnEmbeddingGatherPassesAtEverySizeWithItsIdsInRange) {
   const OpSpec spec = embedding_spec();
   ASSERT_EQ(spec.dim_names(), (std::vector<std::string>{"vocab", "n"}));
   const uint64_t seed = base_seed_from_environment();
-  for (const DimValues& dims : validation_sizes(spec, {64, 1, 1}))
+  for (const DimValues& dims : validation_sizes(spec, {64, 1, 1}, seed))
     for (const TestCase& c : make_cases(spec, seed, dims))
       for (int64_t i = 0; i < c.inputs[1].elements(); ++i) {
         ASSERT_GE(c.inputs[1].value(i), 0) << c.name << " at " << dims_text(spec, dims);
@@ -329,7 +361,7 @@ TEST_F(ContractV2, AnEmbeddingGatherPassesAtEverySizeWithItsIdsInRange) {
 
   const Verdict verdict = evaluate(spec, kernel("embedding.comp"));
   ASSERT_TRUE(verdict.passed()) << describe(verdict);
-  EXPECT_EQ(cases_per_size(verdict), full_suite(spec, {64, 1, 1}));
+  EXPECT_EQ(cases_per_size(verdict), full_suite(spec, {64, 1, 1}, verdict.base_seed));
   for (const CaseResult& c : verdict.cases) EXPECT_TRUE(c.passed()) << c.dims << " " << c.name;
 }
 
@@ -375,7 +407,7 @@ TEST_F(ContractV2Int8, AU8AddThatWrapsAroundPasses) {
   const OpSpec spec = add_u8_spec();
   const Verdict verdict = evaluate(spec, kernel("add_u8.comp"));
   ASSERT_TRUE(verdict.passed()) << describe(verdict);
-  EXPECT_EQ(cases_per_size(verdict), full_suite(spec, {64, 1, 1}));
+  EXPECT_EQ(cases_per_size(verdict), full_suite(spec, {64, 1, 1}, verdict.base_seed));
 }
 
 TEST_F(ContractV2Int8, AU8AddOffByOneFailsOnEveryElement) {
@@ -391,7 +423,7 @@ TEST_F(ContractV2Int8, AnI8NegateThatWrapsAtMinus128Passes) {
   const OpSpec spec = negate_i8_spec();
   const Verdict verdict = evaluate(spec, kernel("negate_i8.comp"));
   ASSERT_TRUE(verdict.passed()) << describe(verdict);
-  EXPECT_EQ(cases_per_size(verdict), full_suite(spec, {64, 1, 1}));
+  EXPECT_EQ(cases_per_size(verdict), full_suite(spec, {64, 1, 1}, verdict.base_seed));
 }
 
 TEST_F(ContractV2Int8, AnI8NegateOffByOneFailsOnEveryElement) {

@@ -191,7 +191,7 @@ TEST_P(EvaluateCatalogKernel, PassesEveryCase) {
   EXPECT_TRUE(verdict.passed()) << describe(verdict);
   ASSERT_FALSE(binary.spirv.empty());
   // Every case at every size the op is validated at.
-  const auto sizes = validation_sizes(catalog_op(op).spec, reflect_spirv(binary.spirv)->local_size);
+  const auto sizes = validation_sizes(catalog_op(op).spec, reflect_spirv(binary.spirv)->local_size, verdict.base_seed);
   ASSERT_EQ(verdict.cases.size(), case_names().size() * sizes.size());
   for (const CaseResult& c : verdict.cases) {
     EXPECT_EQ(c.status, Status::PASSED) << c.name << ": " << c.detail;

@@ -78,7 +78,7 @@ TEST(IsolatedValidation, PassesACorrectKernelAndHandsBackItsBinary) {
   EXPECT_EQ(binary.grid.text(), declared_grid(spec, relu()).text());
   const auto interface = reflect_spirv(binary.spirv);
   ASSERT_TRUE(interface);
-  EXPECT_EQ(verdict.cases.size(), case_names().size() * validation_sizes(spec, interface->local_size).size());
+  EXPECT_EQ(verdict.cases.size(), case_names().size() * validation_sizes(spec, interface->local_size, verdict.base_seed).size());
   EXPECT_TRUE(no_child_left());
 }
 
@@ -177,7 +177,7 @@ void main() {
   // Validated at every size, as in process: 1, 3, 5 and a ragged batch.
   std::set<std::string> sizes;
   for (const CaseResult& c : verdict.cases) sizes.insert(c.dims);
-  EXPECT_EQ(sizes.size(), validation_sizes(spec, {256, 1, 1}).size());
+  EXPECT_EQ(sizes.size(), validation_sizes(spec, {256, 1, 1}, verdict.base_seed).size());
   EXPECT_TRUE(sizes.count("batch=1") && sizes.count("batch=3") && sizes.count("batch=5"))
       << describe(verdict);
   EXPECT_TRUE(no_child_left());

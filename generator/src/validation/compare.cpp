@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <nlohmann/json.hpp>
@@ -90,6 +91,22 @@ double number_from_json(const nlohmann::json& json) {
     throw std::invalid_argument("expected a number, \"nan\", \"inf\" or \"-inf\", got \"" + text + "\"");
   }
   return json.get<double>();
+}
+
+std::string seven_digits(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.7g", value);
+  return text;
+}
+
+std::string mismatch_detail(const Comparison& c, const std::string& what) {
+  std::string detail = std::to_string(c.mismatches) + " of " + std::to_string(c.elements) + " elements of " + what +
+                       " differ from the reference; first at index " + std::to_string(c.first_mismatch) + ": got " +
+                       seven_digits(c.got_at_first) + ", expected " + seven_digits(c.expected_at_first);
+  if (std::isfinite(c.expected_at_first) && std::isfinite(c.got_at_first))
+    detail += " (off by " + seven_digits(std::fabs(c.got_at_first - c.expected_at_first)) + ", allowed " +
+              seven_digits(c.allowed_at_first) + ")";
+  return detail;
 }
 
 void to_json(nlohmann::json& json, const Comparison& c) {

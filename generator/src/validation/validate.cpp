@@ -17,6 +17,7 @@
 #include "kernelgen/error.hpp"
 #include "kernelgen/sequence.hpp"
 #include "kernelgen/spirv_interface.hpp"
+#include "kernelgen/validation/timed_output.hpp"
 
 namespace kernelgen {
 
@@ -54,13 +55,6 @@ std::string describe_tensor(const OpSpec& spec, size_t binding) {
   const bool input = binding < spec.inputs.size();
   const TensorSpec& tensor = input ? spec.inputs[binding] : spec.outputs[binding - spec.inputs.size()];
   return "binding " + std::to_string(binding) + " (" + std::string(input ? "input " : "output ") + tensor.name + ")";
-}
-
-// Seven significant digits, in whatever notation is shortest: 1e-06, not 0.000001.
-std::string shortest(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.7g", value);
-  return text;
 }
 
 std::string at_dims(const OpSpec& spec, const DimValues& dims) {
@@ -283,16 +277,8 @@ CaseResult check_case(const OpSpec& spec, ReferenceFunction reference, std::span
       return result;
     }
     if (!result.comparison.passed()) {
-      const Comparison& c = result.comparison;
       result.status = Status::INCORRECT_NUMERICAL;
-      result.detail = std::to_string(c.mismatches) + " of " + std::to_string(c.elements) + " elements of " +
-                      output.name + where + " differ from the reference; first at index " +
-                      std::to_string(c.first_mismatch) + ": got " + shortest(c.got_at_first) + ", expected " +
-                      shortest(c.expected_at_first) +
-                      (std::isfinite(c.expected_at_first) && std::isfinite(c.got_at_first)
-                           ? " (off by " + shortest(std::fabs(c.got_at_first - c.expected_at_first)) + ", allowed " +
-                                 shortest(c.allowed_at_first) + ")"
-                           : std::string());
+      result.detail = mismatch_detail(result.comparison, output.name + where);
       return result;
     }
   }
@@ -325,8 +311,8 @@ CaseResult stress(const OpSpec& spec, std::span<const uint32_t> spirv, Harness& 
       result.detail = "stress run " + std::to_string(run + 1) + " of " + std::to_string(runs) +
                       " on the same inputs gave different " + output.name + at_dims(spec, test_case.dims) + " at " +
                       std::to_string(differing) + " elements (first at index " + std::to_string(first_difference) +
-                      ": " + shortest(y.value(first_difference)) + ", the first run " +
-                      shortest(x.value(first_difference)) +
+                      ": " + seven_digits(y.value(first_difference)) + ", the first run " +
+                      seven_digits(x.value(first_difference)) +
                       "); a race between invocations: is a barrier() missing between writing and reading shared "
                       "memory?";
       return result;
@@ -337,17 +323,6 @@ CaseResult stress(const OpSpec& spec, std::span<const uint32_t> spirv, Harness& 
 
 std::string triple(std::array<uint32_t, 3> v) {
   return std::to_string(v[0]) + "x" + std::to_string(v[1]) + "x" + std::to_string(v[2]);
-}
-
-// A size of at least two workgroups that no workgroup extent above 1 divides.
-int64_t ragged_size(std::array<uint32_t, 3> local_size) {
-  const int64_t invocations = int64_t{local_size[0]} * local_size[1] * local_size[2];
-  int64_t size = std::max<int64_t>(3, invocations + invocations / 2 + 1);
-  const auto divides = [&](int64_t value) {
-    return std::any_of(local_size.begin(), local_size.end(), [&](uint32_t e) { return e > 1 && value % e == 0; });
-  };
-  while (divides(size)) ++size;
-  return size;
 }
 
 std::optional<std::string> dims_block_mismatch(const OpSpec& spec, const SpirvInterface& interface) {
@@ -395,30 +370,6 @@ DeviceOptions validation_device_options() {
 
 std::vector<uint32_t> push_constants(const DimValues& dims) {
   return std::vector<uint32_t>(dims.begin(), dims.end());
-}
-
-std::vector<DimValues> validation_sizes(const OpSpec& spec, std::array<uint32_t, 3> local_size) {
-  std::vector<DimValues> sizes{{}};
-  for (const DimSpec& dim : spec.dims) {
-    std::vector<int64_t> values = dim.sizes;
-    if (std::find(values.begin(), values.end(), 1) == values.end()) values.push_back(1);
-    // Ragged: more than one workgroup's worth along any axis, and a multiple of none of the workgroup's extents.
-    const int64_t widest = *std::max_element(local_size.begin(), local_size.end());
-    const bool has_ragged = std::any_of(values.begin(), values.end(), [&](int64_t v) {
-      return v > widest &&
-             std::none_of(local_size.begin(), local_size.end(), [&](uint32_t e) { return e > 1 && v % e == 0; });
-    });
-    if (!has_ragged) values.push_back(ragged_size(local_size));
-    std::sort(values.begin(), values.end());
-    std::vector<DimValues> grown;
-    for (const DimValues& size : sizes)
-      for (int64_t value : values) {
-        grown.push_back(size);
-        grown.back().push_back(value);
-      }
-    sizes = std::move(grown);
-  }
-  return sizes;
 }
 
 std::vector<HostTensor> run_reference(const OpSpec& spec, ReferenceFunction reference, const TestCase& test_case) {
@@ -564,7 +515,7 @@ Verdict validate_kernel(Device& device, const OpSpec& spec, ReferenceFunction re
     verdict.reason = "the binary is not SPIR-V: " + error;
     return verdict;
   }
-  const std::vector<DimValues> sizes = validation_sizes(spec, interface->local_size);
+  const std::vector<DimValues> sizes = validation_sizes(spec, interface->local_size, options.base_seed);
   if (!spec.inputs.empty()) {
     const DimValues& largest = sizes.back();
     const auto a = run_reference(spec, reference, make_case(spec, "uniform", options.base_seed, largest));
@@ -630,30 +581,53 @@ Verdict validate_kernel(Device& device, const OpSpec& spec, ReferenceFunction re
   if (options.timing_runs > 0) {
     // A correct kernel stays correct when it cannot be timed (a queue without timestamps, a lost device): the
     // verdict says why and the kernel is kept, untimed.
+    std::optional<TimedRun> timed;
     try {
       if (options.test_fault == kTimingFault) throw VulkanError(VK_ERROR_FEATURE_NOT_PRESENT, "timing the kernel");
-      verdict.timing = time_kernel(device, spec, kernel, options.timing_runs);
+      timed = time_kernel(device, spec, kernel, options.timing_runs, options.base_seed);
     } catch (const std::exception& failure) {
       verdict.timing_error = failure.what();
+    }
+    // What it computed while timed is checked too: a kernel right at the sizes above and wrong at the timed one
+    // would otherwise win on its speed there.
+    if (timed) {
+      if (auto wrong = check_timed_outputs(spec, reference, timed->inputs, timed->outputs, sizes.back())) {
+        verdict.status = wrong->status;
+        verdict.reason = "case timed: " + wrong->detail;
+        verdict.cases.push_back(std::move(*wrong));
+        return verdict;
+      }
+      verdict.cases.push_back(failure(timed->inputs, spec, Status::PASSED, ""));
+      verdict.cases.back().name = "timed";
+      verdict.timing = timed->timing;
     }
   }
   return verdict;
 }
 
-Timing time_kernel(Device& device, const OpSpec& spec, const KernelBinary& binary, int runs) {
+TimedRun time_kernel(Device& device, const OpSpec& spec, const KernelBinary& binary, int runs, uint64_t seed) {
   if (device.gpu_assisted_validation()) {
     Device plain(DeviceOptions{.selector = std::to_string(device.info().index)});
-    return time_kernel(plain, spec, binary, runs);
+    return time_kernel(plain, spec, binary, runs, seed);
   }
   const auto tensors = spec.tensors();
   const DimValues dims = spec.bench_dims(is_cpu_device(device.info()));
   Kernel kernel(device, binary.spirv, static_cast<uint32_t>(tensors.size()), static_cast<uint32_t>(dims.size()));
-  const TestCase inputs = make_case(spec, "uniform", 1, dims);
+  TimedRun timed;
+  timed.inputs = make_case(spec, "uniform", seed, dims);
   std::vector<Buffer> buffers;
   std::vector<const Buffer*> bound;
   for (size_t t = 0; t < tensors.size(); ++t) {
-    buffers.emplace_back(device, padded(static_cast<size_t>(tensors[t].bytes(dims))));
-    if (t < inputs.inputs.size()) buffers.back().upload(inputs.inputs[t].bytes.data(), inputs.inputs[t].bytes.size());
+    const size_t bytes = static_cast<size_t>(tensors[t].bytes(dims));
+    buffers.emplace_back(device, padded(bytes));
+    if (t < timed.inputs.inputs.size()) {
+      buffers.back().upload(timed.inputs.inputs[t].bytes.data(), bytes);
+    } else {  // poisoned, so that an element no run writes shows
+      const Bytes element = poison(tensors[t].dtype, 0);
+      Bytes poisoned;
+      for (size_t i = 0; i < bytes; ++i) poisoned.push_back(element[i % element.size()]);
+      buffers.back().upload(poisoned.data(), poisoned.size());
+    }
   }
   for (const auto& buffer : buffers) bound.push_back(&buffer);
 
@@ -664,7 +638,7 @@ Timing time_kernel(Device& device, const OpSpec& spec, const KernelBinary& binar
   DispatchTimer timer(device, [&](Sequence& sequence) { sequence.dispatch(kernel, bound, grid, pushed); }, options);
   const TimingStats stats = timer.measure();
 
-  Timing timing;
+  Timing& timing = timed.timing;
   timing.device = device.info().name;
   timing.runs = stats.runs;
   timing.dims = dims_text(spec, dims);
@@ -675,7 +649,11 @@ Timing time_kernel(Device& device, const OpSpec& spec, const KernelBinary& binar
   timing.flush_bytes = timer.flush_bytes();
   timing.gbytes_per_second = spec.bytes_at(dims) / timing.median_ns;
   timing.gflops = spec.flops_at(dims) / timing.median_ns;
-  return timing;
+  for (size_t o = 0; o < spec.outputs.size(); ++o) {
+    timed.outputs.emplace_back(spec.outputs[o].dtype, spec.outputs[o].shape_at(dims));
+    buffers[spec.inputs.size() + o].download(timed.outputs.back().bytes.data(), timed.outputs.back().bytes.size());
+  }
+  return timed;
 }
 
 }  // namespace kernelgen

@@ -1,6 +1,7 @@
 #pragma once
 #include <cstdint>
 #include <span>
+#include <string>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -40,6 +41,14 @@ Comparison compare_outputs(std::span<const float> got, std::span<const float> ex
 // The same for tensors of any dtype, element by element as numbers (integers with atol = rtol = 0: exactly).
 Comparison compare_outputs(const HostTensor& got, const HostTensor& expected, double atol, double rtol,
                            const HostTensor* magnitude = nullptr, NanRule nan = NanRule::must_match);
+
+// What a failed comparison of `what` (an output and where it was computed, "y at rows=5") says to a person or a
+// model: "3 of 100 elements of y at rows=5 differ from the reference; first at index 7: got 1.5, expected 1 (off
+// by 0.5, allowed 0.001)".
+std::string mismatch_detail(const Comparison& comparison, const std::string& what);
+
+// Seven significant digits, in whatever notation is shortest: 1e-06, not 0.000001.
+std::string seven_digits(double value);
 
 void to_json(nlohmann::json& json, const Comparison& comparison);
 // JSON has no NaN or infinity: they are written as "nan", "inf", "-inf", so a record always parses.

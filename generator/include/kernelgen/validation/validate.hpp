@@ -13,6 +13,7 @@
 #include "kernelgen/kernel.hpp"
 #include "kernelgen/contract/op_spec.hpp"
 #include "kernelgen/reference_types.hpp"
+#include "kernelgen/validation/sizes.hpp"
 #include "kernelgen/validation/verdict.hpp"
 
 namespace kernelgen {
@@ -27,7 +28,9 @@ struct KernelBinary {
 
 struct ValidationOptions {
   uint64_t base_seed = 0;
-  int timing_runs = 0;  // GPU-timestamped dispatches at the op's bench dims after validation passes; 0: none
+  // GPU-timestamped dispatches at the op's bench dims after validation passes, whose output is then checked
+  // (validation/timed_output.hpp); 0: none
+  int timing_runs = 0;
   // Extra runs of the first case at the largest size, each compared bit for bit with the first run, where a
   // race would show (KERNELGEN_STRESS_RUNS).
   int stress_runs = kDefaultStressRuns;
@@ -37,10 +40,6 @@ struct ValidationOptions {
 };
 
 constexpr int kTimingFault = 1;
-
-// The sizes a kernel is validated at: every combination of the op's DIMS, each dim's list completed with 1 and
-// with a size that is not a multiple of the workgroup's extents when it lacks them. {{}} for an op without dims.
-std::vector<DimValues> validation_sizes(const OpSpec& spec, std::array<uint32_t, 3> local_size);
 
 // Why the SPIR-V's interface breaks the kernel contract for this op (bindings, storage classes, writability,
 // the Dims push-constant block, entry point, capabilities the device lacks, workgroup size and shared memory
@@ -82,9 +81,17 @@ std::vector<HostTensor> reference_magnitudes(const OpSpec& spec, ReferenceFuncti
 // The dims as the kernel's push constants receive them.
 std::vector<uint32_t> push_constants(const DimValues& dims);
 
-// Median GPU time of the kernel at the op's bench dims over `runs` timestamped dispatches, after warm-up. On a
-// device with GPU-assisted validation the kernel is timed on the same physical device opened without it, as the
-// instrumented shader is slower.
-Timing time_kernel(Device& device, const OpSpec& spec, const KernelBinary& kernel, int runs);
+// A timing, and what the kernel computed while timed: the inputs (the suite's uniform case at the timed dims)
+// and the outputs the last run left, which were poisoned before the first.
+struct TimedRun {
+  Timing timing;
+  TestCase inputs;
+  std::vector<HostTensor> outputs;
+};
+
+// Median GPU time of the kernel at the op's bench dims over `runs` timestamped dispatches, after warm-up, on
+// inputs drawn from `seed`. On a device with GPU-assisted validation the kernel is timed on the same physical
+// device opened without it, as the instrumented shader is slower.
+TimedRun time_kernel(Device& device, const OpSpec& spec, const KernelBinary& kernel, int runs, uint64_t seed);
 
 }  // namespace kernelgen

@@ -1,0 +1,114 @@
+#include "kernelgen/validation/sizes.hpp"
+
+#include <algorithm>
+#include <random>
+
+namespace kernelgen {
+
+namespace {
+
+bool is_prime(int64_t value) {
+  if (value < 2) return false;
+  for (int64_t divisor = 2; divisor * divisor <= value; ++divisor)
+    if (value % divisor == 0) return false;
+  return true;
+}
+
+int64_t prime_at_or_above(int64_t value) {
+  while (!is_prime(value)) ++value;
+  return value;
+}
+
+int64_t largest(const DimSpec& dim) { return *std::max_element(dim.sizes.begin(), dim.sizes.end()); }
+
+// A prime in (largest, 2 * largest], drawn; 2 or 3 for a dim whose DIMS go no higher than 1.
+int64_t prime_above(const DimSpec& dim, std::mt19937_64& rng) {
+  const int64_t top = largest(dim);
+  return prime_at_or_above(std::uniform_int_distribution<int64_t>(top + 1, 2 * top)(rng));
+}
+
+// A prime below the dim's largest DIMS value that DIMS do not hold, drawn; or its largest value where there is
+// none (DIMS up to 3).
+int64_t prime_below(const DimSpec& dim, std::mt19937_64& rng) {
+  std::vector<int64_t> primes;
+  for (int64_t value = 2; value < largest(dim) && primes.size() < 4096; ++value)
+    if (is_prime(value) && std::find(dim.sizes.begin(), dim.sizes.end(), value) == dim.sizes.end())
+      primes.push_back(value);
+  if (primes.empty()) return largest(dim);
+  return primes[std::uniform_int_distribution<size_t>(0, primes.size() - 1)(rng)];
+}
+
+int64_t tensor_bytes(const OpSpec& spec, const DimValues& dims) {
+  int64_t bytes = 0;
+  for (const TensorSpec& tensor : spec.tensors()) bytes += tensor.bytes(dims);
+  return bytes;
+}
+
+// Halves each dim's excess over its largest DIMS value (then the next prime) until the tensors fit.
+void fit_under_cap(const OpSpec& spec, DimValues& dims) {
+  for (int round = 0; round < 64 && tensor_bytes(spec, dims) > kDrawnSizeBytes; ++round) {
+    bool shrunk = false;
+    for (size_t d = 0; d < dims.size(); ++d) {
+      const int64_t top = largest(spec.dims[d]);
+      const int64_t smaller = prime_at_or_above(top + (dims[d] - top) / 2);
+      if (smaller < dims[d]) {
+        dims[d] = smaller;
+        shrunk = true;
+      }
+    }
+    if (!shrunk) return;
+  }
+}
+
+}  // namespace
+
+int64_t ragged_size(std::array<uint32_t, 3> local_size) {
+  const int64_t invocations = int64_t{local_size[0]} * local_size[1] * local_size[2];
+  int64_t size = std::max<int64_t>(3, invocations + invocations / 2 + 1);
+  const auto divides = [&](int64_t value) {
+    return std::any_of(local_size.begin(), local_size.end(), [&](uint32_t e) { return e > 1 && value % e == 0; });
+  };
+  while (divides(size)) ++size;
+  return size;
+}
+
+std::vector<DimValues> declared_sizes(const OpSpec& spec, std::array<uint32_t, 3> local_size) {
+  std::vector<DimValues> sizes{{}};
+  for (const DimSpec& dim : spec.dims) {
+    std::vector<int64_t> values = dim.sizes;
+    if (std::find(values.begin(), values.end(), 1) == values.end()) values.push_back(1);
+    // Ragged: more than one workgroup's worth along any axis, and a multiple of none of the workgroup's extents.
+    const int64_t widest = *std::max_element(local_size.begin(), local_size.end());
+    const bool has_ragged = std::any_of(values.begin(), values.end(), [&](int64_t v) {
+      return v > widest &&
+             std::none_of(local_size.begin(), local_size.end(), [&](uint32_t e) { return e > 1 && v % e == 0; });
+    });
+    if (!has_ragged) values.push_back(ragged_size(local_size));
+    std::sort(values.begin(), values.end());
+    std::vector<DimValues> grown;
+    for (const DimValues& size : sizes)
+      for (int64_t value : values) {
+        grown.push_back(size);
+        grown.back().push_back(value);
+      }
+    sizes = std::move(grown);
+  }
+  return sizes;
+}
+
+std::vector<DimValues> validation_sizes(const OpSpec& spec, std::array<uint32_t, 3> local_size, uint64_t seed) {
+  std::vector<DimValues> sizes = declared_sizes(spec, local_size);
+  if (spec.dims.empty()) return sizes;
+  std::mt19937_64 rng(seed ^ 0x5eed0f5123e5ull);
+  DimValues below, above;
+  for (const DimSpec& dim : spec.dims) {
+    below.push_back(prime_below(dim, rng));
+    above.push_back(prime_above(dim, rng));
+  }
+  fit_under_cap(spec, above);
+  for (const DimValues& drawn : {below, above})
+    if (std::find(sizes.begin(), sizes.end(), drawn) == sizes.end()) sizes.push_back(drawn);
+  return sizes;
+}
+
+}  // namespace kernelgen

@@ -1,0 +1,156 @@
+#include "kernelgen/validation/timed_output.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+#include <string>
+
+#include "kernelgen/validation/compare.hpp"
+#include "kernelgen/validation/validate.hpp"
+
+namespace kernelgen {
+
+namespace {
+
+bool is_row_dim(const OpSpec& spec, int dim) {
+  for (const TensorSpec& tensor : spec.tensors()) {
+    if (tensor.index_of && tensor.index_of->dim_index == dim) return false;  // slicing would move its indices
+    for (size_t e = 1; e < tensor.shape.size(); ++e)
+      if (tensor.shape[e].dim_index == dim) return false;
+  }
+  return std::all_of(spec.outputs.begin(), spec.outputs.end(), [&](const TensorSpec& output) {
+    return !output.shape.empty() && output.shape.front().dim_index == dim;
+  });
+}
+
+bool has_rows_of(const TensorSpec& tensor, int dim) {
+  return !tensor.shape.empty() && tensor.shape.front().dim_index == dim;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// How long the reference and its magnitudes would take at the timed dims: one run at the probe size, scaled by
+// the FLOPs where the op declares them, else by the bytes.
+double estimated_reference_seconds(const OpSpec& spec, ReferenceFunction reference, const TestCase& probe,
+                                   const DimValues& timed) {
+  const auto start = std::chrono::steady_clock::now();
+  run_reference(spec, reference, probe);
+  const double seconds = seconds_since(start);
+  const double probe_flops = spec.flops_at(probe.dims);
+  const double scale = probe_flops > 0 ? spec.flops_at(timed) / probe_flops
+                                       : spec.bytes_at(timed) / std::max(1.0, spec.bytes_at(probe.dims));
+  return 2 * seconds * scale;
+}
+
+// Whether the reference gives each sampled row of the probe the value it gives that row in the whole tensor,
+// within the tolerance: the op computes each row of `dim` on its own.
+bool rows_are_independent(const OpSpec& spec, ReferenceFunction reference, const TestCase& probe, int dim) {
+  const std::vector<int64_t> rows = sampled_rows(probe.dims[static_cast<size_t>(dim)], probe.seed);
+  const auto whole = run_reference(spec, reference, probe);
+  const auto sampled = run_reference(spec, reference, rows_of(spec, probe, dim, rows));
+  for (size_t o = 0; o < spec.outputs.size(); ++o) {
+    const Tolerance tolerance = spec.tolerance_of(spec.outputs[o]);
+    if (!compare_outputs(sampled[o], rows_of(whole[o], rows), tolerance.atol, tolerance.rtol).passed()) return false;
+  }
+  return true;
+}
+
+// An element's index in the whole tensor, from its index in a sample of its rows.
+int64_t index_in_whole(const HostTensor& sample, const std::vector<int64_t>& rows, int64_t index) {
+  const int64_t row_elements = sample.elements() / std::max<int64_t>(1, sample.shape.front());
+  return rows[static_cast<size_t>(index / row_elements)] * row_elements + index % row_elements;
+}
+
+}  // namespace
+
+std::optional<int> row_dim(const OpSpec& spec) {
+  for (const TensorSpec& output : spec.outputs) {
+    if (output.shape.empty() || !output.shape.front().symbolic()) continue;
+    const int dim = output.shape.front().dim_index;
+    if (is_row_dim(spec, dim)) return dim;
+  }
+  return std::nullopt;
+}
+
+std::vector<int64_t> sampled_rows(int64_t rows, uint64_t seed) {
+  std::vector<int64_t> picked{0, 1, rows / 2, rows - 2, rows - 1};
+  for (int64_t tile : {64, 256}) {
+    const int64_t last_multiple = (rows - 1) / tile * tile;
+    picked.push_back(last_multiple - 1);
+    picked.push_back(last_multiple);
+  }
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int64_t> any_row(0, std::max<int64_t>(0, rows - 1));
+  for (int i = 0; i < kSampledRandomRows; ++i) picked.push_back(any_row(rng));
+  std::erase_if(picked, [&](int64_t row) { return row < 0 || row >= rows; });
+  std::sort(picked.begin(), picked.end());
+  picked.erase(std::unique(picked.begin(), picked.end()), picked.end());
+  return picked;
+}
+
+HostTensor rows_of(const HostTensor& tensor, const std::vector<int64_t>& rows) {
+  std::vector<int64_t> shape = tensor.shape;
+  const int64_t row_elements = tensor.elements() / std::max<int64_t>(1, shape.front());
+  shape.front() = static_cast<int64_t>(rows.size());
+  HostTensor sample(tensor.dtype, shape);
+  const size_t row_bytes = static_cast<size_t>(row_elements) * dtype_bytes(tensor.dtype);
+  for (size_t r = 0; r < rows.size(); ++r)
+    std::copy_n(tensor.bytes.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(rows[r]) * row_bytes),
+                row_bytes, sample.bytes.begin() + static_cast<std::ptrdiff_t>(r * row_bytes));
+  return sample;
+}
+
+TestCase rows_of(const OpSpec& spec, const TestCase& test_case, int dim, const std::vector<int64_t>& rows) {
+  TestCase sample = test_case;
+  sample.dims[static_cast<size_t>(dim)] = static_cast<int64_t>(rows.size());
+  for (size_t i = 0; i < spec.inputs.size(); ++i)
+    if (has_rows_of(spec.inputs[i], dim)) sample.inputs[i] = rows_of(test_case.inputs[i], rows);
+  return sample;
+}
+
+std::optional<CaseResult> check_timed_outputs(const OpSpec& spec, ReferenceFunction reference,
+                                              const TestCase& timed_inputs, const std::vector<HostTensor>& outputs,
+                                              const DimValues& probe, double full_reference_seconds) {
+  TestCase checked = timed_inputs;
+  std::vector<HostTensor> got = outputs;
+  std::vector<int64_t> rows;
+  const std::optional<int> dim = row_dim(spec);
+  if (dim && static_cast<size_t>(timed_inputs.dims[static_cast<size_t>(*dim)]) > 2 * kSampledRandomRows) {
+    const TestCase probe_case = make_case(spec, "uniform", timed_inputs.seed, probe);
+    if (estimated_reference_seconds(spec, reference, probe_case, timed_inputs.dims) > full_reference_seconds &&
+        rows_are_independent(spec, reference, probe_case, *dim)) {
+      rows = sampled_rows(timed_inputs.dims[static_cast<size_t>(*dim)], timed_inputs.seed);
+      checked = rows_of(spec, timed_inputs, *dim, rows);
+      for (HostTensor& output : got) output = rows_of(output, rows);
+    }
+  }
+  const auto expected = run_reference(spec, reference, checked);
+  const auto magnitudes = reference_magnitudes(spec, reference, checked);
+  const std::string where = timed_inputs.dims.empty() ? "" : " at " + dims_text(spec, timed_inputs.dims);
+  for (size_t o = 0; o < spec.outputs.size(); ++o) {
+    const TensorSpec& output = spec.outputs[o];
+    const Tolerance tolerance = spec.tolerance_of(output);
+    Comparison comparison = compare_outputs(got[o], expected[o], tolerance.atol, tolerance.rtol,
+                                            magnitudes.empty() ? nullptr : &magnitudes[o]);
+    if (comparison.passed()) continue;
+    std::string sample;
+    if (!rows.empty()) {
+      comparison.first_mismatch = index_in_whole(got[o], rows, comparison.first_mismatch);
+      sample = " (" + std::to_string(rows.size()) + " of its " +
+               std::to_string(timed_inputs.dims[static_cast<size_t>(*dim)]) + " " +
+               spec.dims[static_cast<size_t>(*dim)].name + " checked)";
+    }
+    CaseResult result{"timed", timed_inputs.seed, Status::INCORRECT_NUMERICAL, output.name};
+    result.dims = dims_text(spec, timed_inputs.dims);
+    result.detail = "the output of the timed run" + where + sample + ": " +
+                    mismatch_detail(comparison, output.name + where) +
+                    "; the kernel must be right at the size it is timed at, not only at the sizes validated";
+    result.comparison = comparison;
+    return result;
+  }
+  return std::nullopt;
+}
+
+}  // namespace kernelgen

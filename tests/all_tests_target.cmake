@@ -1,0 +1,32 @@
+# The target kernelgen_tests: every executable under tests/ (the fuzzers included where they are built), the
+# kernelgen tool the tests run, and every op's reference module, since tests validate catalog kernels against
+# them. It leaves out the op libraries, whose build steps check every checked-in kernel, and the per-op tests.
+
+function(kernelgen_targets_below directory out)
+  get_property(targets DIRECTORY "${directory}" PROPERTY BUILDSYSTEM_TARGETS)
+  get_property(subdirectories DIRECTORY "${directory}" PROPERTY SUBDIRECTORIES)
+  foreach(subdirectory IN LISTS subdirectories)
+    kernelgen_targets_below("${subdirectory}" below)
+    list(APPEND targets ${below})
+  endforeach()
+  set(${out} ${targets} PARENT_SCOPE)
+endfunction()
+
+kernelgen_targets_below("${PROJECT_SOURCE_DIR}/tests" test_targets)
+if(KERNELGEN_BUILD_FUZZERS)
+  kernelgen_targets_below("${PROJECT_SOURCE_DIR}/tests/fuzz" fuzz_targets)
+  list(APPEND test_targets ${fuzz_targets})
+endif()
+if(KERNELGEN_BUILD_CATALOG)
+  kernelgen_targets_below("${PROJECT_SOURCE_DIR}/ops" op_targets)
+  list(FILTER op_targets INCLUDE REGEX "^kernelgen_reference_module_")
+endif()
+set(executables)
+foreach(target IN LISTS test_targets)
+  get_target_property(type ${target} TYPE)
+  if(type STREQUAL "EXECUTABLE")
+    list(APPEND executables ${target})
+  endif()
+endforeach()
+add_custom_target(kernelgen_tests)
+add_dependencies(kernelgen_tests kernelgen_tool ${executables} ${op_targets})

@@ -1,0 +1,80 @@
+// The sizes a kernel is validated at beyond its DIMS (kernelgen/validation/sizes.hpp): drawn from the seed, a
+// prime below and a prime above each dim's largest DIMS value, within the memory cap.
+#include "kernelgen/validation/sizes.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+namespace kernelgen {
+namespace {
+
+OpSpec spec_from(const char* text) { return parse_op_spec(nlohmann::json::parse(text)); }
+
+OpSpec matmul_spec() {
+  return spec_from(R"({"name": "matmul", "contract": 2,
+    "inputs": [{"name": "a", "dtype": "f32", "shape": ["m", "k"]}, {"name": "b", "dtype": "f32", "shape": ["k", "n"]}],
+    "outputs": [{"name": "c", "dtype": "f32", "shape": ["m", "n"]}],
+    "dims": {"m": [1, 7, 100, 130], "k": [1, 7, 100, 130], "n": [1, 7, 100, 130]}})");
+}
+
+bool is_prime(int64_t value) {
+  if (value < 2) return false;
+  for (int64_t d = 2; d * d <= value; ++d)
+    if (value % d == 0) return false;
+  return true;
+}
+
+TEST(ValidationSizes, AreTheDeclaredOnesThenAPrimeBelowAndAPrimeAboveEachDimsLargest) {
+  const OpSpec spec = matmul_spec();
+  const auto declared = declared_sizes(spec, {16, 16, 1});
+  const auto sizes = validation_sizes(spec, {16, 16, 1}, 42);
+  ASSERT_EQ(sizes.size(), declared.size() + 2);
+  EXPECT_TRUE(std::equal(declared.begin(), declared.end(), sizes.begin())) << "the declared sizes come first";
+  const DimValues& below = sizes[sizes.size() - 2];
+  const DimValues& above = sizes.back();
+  for (size_t d = 0; d < spec.dims.size(); ++d) {
+    const auto& listed = spec.dims[d].sizes;
+    EXPECT_TRUE(is_prime(below[d])) << below[d];
+    EXPECT_LT(below[d], 130);
+    EXPECT_EQ(std::count(listed.begin(), listed.end(), below[d]), 0) << "not one of DIMS: " << below[d];
+    EXPECT_TRUE(is_prime(above[d])) << above[d];
+    EXPECT_GT(above[d], 130) << "above the largest DIMS value";
+    EXPECT_LE(above[d], 2 * 130 + 10) << "at most about twice it";
+    for (int64_t multiple : {4, 32, 64, 256}) EXPECT_NE(above[d] % multiple, 0);
+  }
+}
+
+TEST(ValidationSizes, TheSameSeedDrawsTheSameSizesAndOtherSeedsOthers) {
+  const OpSpec spec = matmul_spec();
+  EXPECT_EQ(validation_sizes(spec, {16, 16, 1}, 7), validation_sizes(spec, {16, 16, 1}, 7));
+  std::set<DimValues> drawn;
+  for (uint64_t seed = 0; seed < 8; ++seed) drawn.insert(validation_sizes(spec, {16, 16, 1}, seed).back());
+  EXPECT_GT(drawn.size(), 4u) << "eight seeds drew " << drawn.size() << " different sizes above DIMS";
+}
+
+TEST(ValidationSizes, TheSizeAboveDimsFitsTheMemoryCap) {
+  // 1000 x 1000 floats in and out are 8 MB at the largest DIMS; up to twice as many rows and columns would be up
+  // to 32 MB, past the cap.
+  const OpSpec spec = spec_from(R"({"name": "copy2d", "contract": 2,
+    "inputs": [{"name": "x", "dtype": "f32", "shape": ["rows", "cols"]}],
+    "outputs": [{"name": "y", "dtype": "f32", "shape": ["rows", "cols"]}],
+    "dims": {"rows": [1, 1000], "cols": [1, 1000]}})");
+  const DimValues above = validation_sizes(spec, {64, 1, 1}, 3).back();
+  const int64_t bytes = 2 * 4 * above[0] * above[1];
+  EXPECT_LE(bytes, kDrawnSizeBytes) << above[0] << " x " << above[1];
+  EXPECT_GT(above[0], 1000);
+  EXPECT_GT(above[1], 1000);
+}
+
+TEST(ValidationSizes, AnOpWithoutDimsHasOneSize) {
+  const OpSpec spec = spec_from(R"({"name": "relu",
+    "inputs": [{"name": "x", "dtype": "f32", "shape": [64]}], "outputs": [{"name": "y", "dtype": "f32", "shape": [64]}]})");
+  EXPECT_EQ(validation_sizes(spec, {64, 1, 1}, 1), std::vector<DimValues>{DimValues{}});
+}
+
+}  // namespace
+}  // namespace kernelgen
