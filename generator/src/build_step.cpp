@@ -14,6 +14,7 @@
 #include "kernelgen/capabilities.hpp"
 #include "kernelgen/compile.hpp"
 #include "kernelgen/validation/cases.hpp"
+#include "kernelgen/validation/protocol.hpp"
 #include "kernelgen/validation/validation_devices.hpp"
 #include "kernelgen/device.hpp"
 #include "kernelgen/emit.hpp"
@@ -62,6 +63,8 @@ nlohmann::json validation_summary(const Verdict& verdict) {
                             {"cases", cases}};
   if (!verdict.devices.empty()) summary["devices"] = verdict.devices;
   if (!sizes.empty()) summary["sizes"] = sizes;
+  summary["mode"] = verdict.reduced.empty() ? "full" : "reduced";
+  if (!verdict.reduced.empty()) summary["missing"] = verdict.reduced;
   return summary;
 }
 
@@ -268,6 +271,18 @@ int configure_search(const BuildStepOptions& options, const OpSpec& spec, const 
     }
   }
   configure_validation(options, sources, device, config);
+  // A model's kernels are validated by the full protocol unless the build accepts less, saying so.
+  if (config.provider) {
+    const ValidationProtocol protocol = validation_protocol(config.isolation.devices, Device::validation_layer_available());
+    const auto accept = sources.get("KERNELGEN_REDUCED_VALIDATION");
+    if (auto refused = reduced_validation_refused(protocol, accept && *accept == "1")) {
+      std::fprintf(stderr, "kernelgen: op '%s': %s\n", spec.name.c_str(), refused->c_str());
+      return 1;
+    }
+    if (!protocol.full())
+      std::fprintf(stderr, "kernelgen: op '%s': reduced validation, as KERNELGEN_REDUCED_VALIDATION=1 accepts: %s\n",
+                   spec.name.c_str(), describe_missing(protocol.missing).c_str());
+  }
   return 0;
 }
 

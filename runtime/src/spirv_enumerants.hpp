@@ -36,6 +36,11 @@ enum Op : uint32_t {
   kOpAtomicStore = 228,
   kOpAtomicExchange = 229,
   kOpAtomicXor = 242,  // the last of the read-modify-write atomics that begin at kOpAtomicExchange
+  kOpCopyMemory = 63,
+  kOpCooperativeMatrixLoadKHR = 4457,
+  kOpCooperativeMatrixStoreKHR = 4458,
+  kOpCooperativeMatrixLoadNV = 5359,
+  kOpCooperativeMatrixStoreNV = 5360,
 };
 enum Decoration : uint32_t {
   kBlock = 2,

@@ -50,11 +50,12 @@ const TestCase& find_case(const std::vector<TestCase>& cases, const std::string&
   return *found;
 }
 
-TEST(Cases, AreFiveRandomFiveEdgeAndThreeAwkwardFloatCasesInAFixedOrder) {
+TEST(Cases, AreFiveRandomFiveEdgeAndFourAwkwardFloatCasesInAFixedOrder) {
   std::vector<std::string> names;
   for (const TestCase& c : make_cases(two_input_spec(), 1)) names.push_back(c.name);
   EXPECT_THAT(names, ElementsAre("uniform", "normal", "sparse", "large", "tiny", "zeros", "ones", "extremes",
-                                 "checkerboard", "ramp", "mixed", "subnormal", "nonfinite"));
+                                 "checkerboard", "ramp", "mixed", "subnormal", "nonfinite",
+                                 "signed_zeros"));
   EXPECT_EQ(case_names().size(), names.size());
 }
 
@@ -89,10 +90,29 @@ TEST(Cases, TheSameBaseSeedGivesIdenticalInputs) {
 TEST(Cases, ADifferentBaseSeedChangesEveryRandomCaseButNoEdgeCase) {
   const auto a = make_cases(two_input_spec(), 1);
   const auto b = make_cases(two_input_spec(), 2);
-  for (const char* name : {"uniform", "normal", "sparse", "large", "tiny", "mixed", "subnormal", "nonfinite"})
+  for (const char* name :
+       {"uniform", "normal", "sparse", "large", "tiny", "mixed", "subnormal", "nonfinite", "signed_zeros"})
     EXPECT_NE(find_case(a, name).inputs, find_case(b, name).inputs) << name;
   for (const char* name : {"zeros", "ones", "extremes", "checkerboard", "ramp"})
     EXPECT_EQ(find_case(a, name).inputs, find_case(b, name).inputs) << name;
+}
+
+TEST(Cases, SignedZerosMixBothZerosInEveryRowWhoseLargestValueIsAZero) {
+  const OpSpec spec = parse_op_spec(nlohmann::json::parse(R"({"name": "argmax",
+    "inputs": [{"name": "x", "dtype": "f32", "shape": [8, 64]}], "outputs": [{"name": "y", "dtype": "i32", "shape": [8]}]})"));
+  const HostTensor x = make_case(spec, "signed_zeros", 11).inputs[0];
+  for (int64_t row = 0; row < 8; ++row) {
+    int positive = 0, negative = 0;
+    double largest = -1;
+    for (int64_t c = 0; c < 64; ++c) {
+      const double value = x.value(row * 64 + c);
+      largest = std::max(largest, value);
+      if (value == 0) ++(std::signbit(value) ? negative : positive);
+    }
+    EXPECT_GT(positive, 0) << "row " << row;
+    EXPECT_GT(negative, 0) << "row " << row;
+    EXPECT_EQ(largest, 0.0) << "row " << row;
+  }
 }
 
 TEST(Cases, TwoInputsOfARandomCaseAreDrawnIndependently) {

@@ -90,7 +90,9 @@ INSTANTIATE_TEST_SUITE_P(
                   "case uniform: 2048 of 2048 elements of output y at batch=1 were never written"},
         BadKernel{"writes_half.comp", Status::INCORRECT_NUMERICAL,
                   "1024 of 2048 elements of output y at batch=1 were never written (first at index 1024)"},
-        BadKernel{"writes_input.comp", Status::WROTE_INPUT, "changed binding 0 (input x)"},
+        BadKernel{"writes_input.comp", Status::WROTE_INPUT, "binding 0 (input x) is written by a store"},
+        BadKernel{"restores_input.comp", Status::WROTE_INPUT, "binding 0 (input x) is written by a store"},
+        BadKernel{"input_not_readonly.comp", Status::WROTE_INPUT, "binding 0 (input x) is not declared readonly"},
         // The element named is the first whose guard the store changed: see the disabled
         // AStoreOnePastTheEndIsCaughtAtThatElement below.
         BadKernel{"writes_past_output.comp", Status::OUT_OF_BOUNDS,

@@ -489,11 +489,19 @@ TEST(OpSpecDims, ToleranceOfAnOutputIsItsDtypeDefaultUnlessDeclared) {
     EXPECT_EQ(spec.tolerance_of(spec.outputs[0]).atol, 0) << integer << " is exact";
     EXPECT_EQ(spec.tolerance_of(spec.outputs[0]).rtol, 0) << integer << " is exact";
   }
-  json declared = row_op_json("i32");
+  json declared = row_op_json("f32");
   declared["tolerance"] = {{"atol", 1}, {"rtol", 0.5}};
   const OpSpec spec = parse_op_spec(declared);
   EXPECT_EQ(spec.tolerance_of(spec.outputs[0]).atol, 1);
   EXPECT_EQ(spec.tolerance_of(spec.outputs[0]).rtol, 0.5);
+}
+
+TEST(OpSpecDims, AnIntegerOutputIsExactWhateverTheDeclaredTolerance) {
+  json declared = row_op_json("i32");
+  declared["tolerance"] = {{"atol", 1}, {"rtol", 0.5}};
+  const OpSpec spec = parse_op_spec(declared);
+  EXPECT_EQ(spec.tolerance_of(spec.outputs[0]).atol, 0) << "an index off by one is wrong, not close";
+  EXPECT_EQ(spec.tolerance_of(spec.outputs[0]).rtol, 0);
 }
 
 TEST(OpSpecDims, ContractIsOneForStaticF32OpsAndTwoOtherwise) {

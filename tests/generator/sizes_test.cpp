@@ -63,11 +63,29 @@ TEST(ValidationSizes, TheSizeAboveDimsFitsTheMemoryCap) {
     "inputs": [{"name": "x", "dtype": "f32", "shape": ["rows", "cols"]}],
     "outputs": [{"name": "y", "dtype": "f32", "shape": ["rows", "cols"]}],
     "dims": {"rows": [1, 1000], "cols": [1, 1000]}})");
-  const DimValues above = validation_sizes(spec, {64, 1, 1}, 3).back();
-  const int64_t bytes = 2 * 4 * above[0] * above[1];
-  EXPECT_LE(bytes, kDrawnSizeBytes) << above[0] << " x " << above[1];
-  EXPECT_GT(above[0], 1000);
-  EXPECT_GT(above[1], 1000);
+  for (uint64_t seed = 0; seed < 4; ++seed) {
+    const DimValues above = validation_sizes(spec, {64, 1, 1}, seed).back();
+    const int64_t bytes = 2 * 4 * above[0] * above[1];
+    EXPECT_LE(bytes, kDrawnSizeBytes) << above[0] << " x " << above[1];
+    EXPECT_LE(bytes, kDrawnSizeGrowth * 8'000'000) << "at most twice the bytes at the largest DIMS";
+    EXPECT_GT(above[0], 1000);
+    EXPECT_GT(above[1], 1000);
+  }
+}
+
+TEST(ValidationSizes, TheSizeAboveDimsGrowsTheTensorsAtMostTwofold) {
+  // Three dims each up to twice their largest value would be eight times the tensors.
+  const OpSpec spec = spec_from(R"({"name": "conv_like", "contract": 2,
+    "inputs": [{"name": "x", "dtype": "f32", "shape": ["n", "h", "w"]}],
+    "outputs": [{"name": "y", "dtype": "f32", "shape": ["n", "h", "w"]}],
+    "dims": {"n": [1, 9], "h": [1, 17], "w": [1, 33]}})");
+  for (uint64_t seed = 0; seed < 8; ++seed) {
+    const DimValues above = validation_sizes(spec, {64, 1, 1}, seed).back();
+    EXPECT_LE(above[0] * above[1] * above[2], 2 * 9 * 17 * 33 * 11 / 10) << "seed " << seed;
+    EXPECT_GT(above[0], 9);
+    EXPECT_GT(above[1], 17);
+    EXPECT_GT(above[2], 33);
+  }
 }
 
 TEST(ValidationSizes, AnOpWithoutDimsHasOneSize) {

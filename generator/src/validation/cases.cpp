@@ -15,7 +15,7 @@ namespace {
 // New cases go at the end: a case's seed derives from its position.
 const char* const kCaseNames[] = {"uniform", "normal",       "sparse", "large", "tiny",      "zeros",
                                   "ones",    "extremes",     "checkerboard", "ramp", "mixed", "subnormal",
-                                  "nonfinite"};
+                                  "nonfinite", "signed_zeros"};
 
 uint64_t splitmix64(uint64_t x) {
   x += 0x9e3779b97f4a7c15ull;
@@ -78,6 +78,12 @@ double float_value(const Pattern& p, int64_t i, int64_t count, bool half, double
     }
     return std::normal_distribution<double>(0.0, 1.0)(rng);
   }
+  if (kind == "signed_zeros") {
+    // +0.0 and -0.0 side by side, about one element in four a negative number: the largest of a row is a zero
+    // of either sign, which compare equal (an argmax must take the first of them, whatever its sign).
+    if (std::bernoulli_distribution(0.25)(rng)) return -std::uniform_real_distribution<double>(0.0625, 1.0)(rng);
+    return std::bernoulli_distribution(0.5)(rng) ? -0.0 : 0.0;
+  }
   // ramp: consecutive integers, negative half first: every element distinct and exact in f32. f16 holds the
   // integers exactly up to 2048 and overflows past 65504, so a longer f16 ramp repeats -2048..2047.
   if (half && count > 4096) return static_cast<double>(i % 4096 - 2048);
@@ -93,6 +99,7 @@ double integer_value(const Pattern& p, int64_t i, int64_t count, double low, dou
   };
   // The float-only cases (subnormal, nonfinite) hold small integers, as uniform does.
   if (kind == "uniform" || kind == "subnormal" || kind == "nonfinite") return uniform(small_low, std::min(high, 100.0));
+  if (kind == "signed_zeros") return low < 0 && std::bernoulli_distribution(0.25)(rng) ? uniform(std::max(low, -100.0), -1) : 0.0;
   if (kind == "normal") return std::clamp(std::round(std::normal_distribution<double>(0.0, 30.0)(rng)), low, high);
   if (kind == "sparse") {
     if (!std::bernoulli_distribution(0.1)(rng)) return 0.0;

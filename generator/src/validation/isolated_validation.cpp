@@ -1,4 +1,5 @@
 #include "kernelgen/validation/isolated_validation.hpp"
+#include "kernelgen/validation/protocol.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -295,6 +296,9 @@ Verdict evaluate_isolated(const IsolationSettings& settings, const OpSpec& spec,
   if (settings.devices.empty())
     return evaluate_on_worker(settings, tool, spec, glsl, options, std::nullopt, binary);
 
+  // The protocol these devices give, with the layer where the workers find it as this process does.
+  const std::vector<std::string> reduced =
+      validation_protocol(settings.devices, Device::validation_layer_available()).missing;
   std::optional<Verdict> first;
   std::vector<std::string> passed_on;
   for (size_t d = 0; d < settings.devices.size(); ++d) {
@@ -308,12 +312,14 @@ Verdict evaluate_isolated(const IsolationSettings& settings, const OpSpec& spec,
       if (verdict.device.empty()) verdict.device = device.name;
       if (settings.devices.size() > 1) verdict.reason = "on " + verdict.device + ": " + verdict.reason;
       verdict.devices = passed_on;
+      verdict.reduced = reduced;
       return verdict;
     }
     passed_on.push_back(verdict.device.empty() ? device.name : verdict.device);
     if (!first) first = std::move(verdict);
   }
   first->devices = passed_on;
+  first->reduced = reduced;
   return *first;
 }
 

@@ -44,9 +44,9 @@ int64_t tensor_bytes(const OpSpec& spec, const DimValues& dims) {
   return bytes;
 }
 
-// Halves each dim's excess over its largest DIMS value (then the next prime) until the tensors fit.
-void fit_under_cap(const OpSpec& spec, DimValues& dims) {
-  for (int round = 0; round < 64 && tensor_bytes(spec, dims) > kDrawnSizeBytes; ++round) {
+// Halves each dim's excess over its largest DIMS value (then the next prime) until the tensors fit `cap` bytes.
+void fit_under_cap(const OpSpec& spec, DimValues& dims, int64_t cap) {
+  for (int round = 0; round < 64 && tensor_bytes(spec, dims) > cap; ++round) {
     bool shrunk = false;
     for (size_t d = 0; d < dims.size(); ++d) {
       const int64_t top = largest(spec.dims[d]);
@@ -100,12 +100,13 @@ std::vector<DimValues> validation_sizes(const OpSpec& spec, std::array<uint32_t,
   std::vector<DimValues> sizes = declared_sizes(spec, local_size);
   if (spec.dims.empty()) return sizes;
   std::mt19937_64 rng(seed ^ 0x5eed0f5123e5ull);
-  DimValues below, above;
+  DimValues below, above, largest_declared;
   for (const DimSpec& dim : spec.dims) {
     below.push_back(prime_below(dim, rng));
     above.push_back(prime_above(dim, rng));
+    largest_declared.push_back(largest(dim));
   }
-  fit_under_cap(spec, above);
+  fit_under_cap(spec, above, std::min(kDrawnSizeBytes, kDrawnSizeGrowth * tensor_bytes(spec, largest_declared)));
   for (const DimValues& drawn : {below, above})
     if (std::find(sizes.begin(), sizes.end(), drawn) == sizes.end()) sizes.push_back(drawn);
   return sizes;

@@ -350,6 +350,26 @@ std::optional<std::string> dims_block_mismatch(const OpSpec& spec, const SpirvIn
   return std::nullopt;
 }
 
+// Why the kernel could write one of its inputs, read from its SPIR-V before it runs: an input binding not
+// declared readonly (NonWritable), or one that a store, an atomic or a cooperative-matrix store reaches. A run
+// shows only the writes that change a value; one that writes a value back, or writes scratch and restores it,
+// would pass.
+std::optional<CaseResult> writable_input(const OpSpec& spec, const SpirvInterface& interface,
+                                         std::span<const uint32_t> spirv) {
+  const auto rejected = [&](size_t input, const std::string& why) {
+    CaseResult result{"interface", 0, Status::WROTE_INPUT, spec.inputs[input].name};
+    result.detail = describe_tensor(spec, input) + " " + why +
+                    "; inputs are read-only: declare them `readonly` and write only the outputs";
+    return result;
+  };
+  for (const SpirvAccess& write : writes_of(spirv))
+    if (write.set == 0 && write.binding < spec.inputs.size()) return rejected(write.binding, "is written by a store");
+  for (const SpirvBinding& binding : interface.bindings)
+    if (binding.set == 0 && binding.binding < spec.inputs.size() && !binding.readonly)
+      return rejected(binding.binding, "is not declared readonly");
+  return std::nullopt;
+}
+
 // The layer's errors while the kernel's pipeline was made are the kernel's (a shader module using what the
 // device was not given): INTERFACE_MISMATCH quoting the first, every one in the log.
 std::optional<Verdict> layer_rejection(const std::vector<std::string>& errors, const Verdict& so_far) {
@@ -516,6 +536,7 @@ Verdict validate_kernel(Device& device, const OpSpec& spec, ReferenceFunction re
     return verdict;
   }
   const std::vector<DimValues> sizes = validation_sizes(spec, interface->local_size, options.base_seed);
+  const DimValues stress_size = declared_sizes(spec, interface->local_size).back();
   if (!spec.inputs.empty()) {
     const DimValues& largest = sizes.back();
     const auto a = run_reference(spec, reference, make_case(spec, "uniform", options.base_seed, largest));
@@ -532,6 +553,12 @@ Verdict validate_kernel(Device& device, const OpSpec& spec, ReferenceFunction re
     verdict.reason = *mismatch;
     return verdict;
   }
+  if (auto written = writable_input(spec, *interface, kernel.spirv)) {
+    verdict.status = written->status;
+    verdict.reason = written->detail;
+    verdict.cases.push_back(std::move(*written));
+    return verdict;
+  }
 
   device.take_validation_errors();  // whatever came before is not this kernel's
   try {
@@ -540,8 +567,9 @@ Verdict validate_kernel(Device& device, const OpSpec& spec, ReferenceFunction re
     if (auto rejected = layer_rejection(device.take_validation_errors(), verdict)) return *rejected;
     for (const DimValues& dims : sizes) {
       Harness harness(device, pipeline, spec, dims, kernel.grid.evaluate(dims), options.test_fault);
-      // The stress runs: the first case at the largest size, where the most workgroups run at once.
-      int stress_runs = &dims == &sizes.back() ? options.stress_runs : 0;
+      // The stress runs: the first case at the largest declared size, where the most workgroups run at once
+      // of the sizes every validation shares (the drawn ones after it change from seed to seed).
+      int stress_runs = dims == stress_size ? options.stress_runs : 0;
       for (const TestCase& test_case : make_cases(spec, options.base_seed, dims)) {
         const auto first = harness.run(test_case.inputs, 0);
         const auto second = harness.run(test_case.inputs, 1);

@@ -1,5 +1,7 @@
 #include "kernelgen/validation/verdict.hpp"
 
+#include "kernelgen/validation/protocol.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
@@ -113,6 +115,7 @@ std::string describe(const Verdict& verdict) {
     for (size_t d = 0; d < verdict.devices.size(); ++d) text += (d ? ", " : " ") + verdict.devices[d];
     text += "\n";
   }
+  if (!verdict.reduced.empty()) text += "  reduced validation: " + describe_missing(verdict.reduced) + "\n";
   if (!verdict.cases.empty()) text += "  replay with KERNELGEN_SEED=" + std::to_string(verdict.base_seed) + "\n";
   return text;
 }
@@ -157,6 +160,7 @@ void to_json(nlohmann::json& json, const Verdict& v) {
   if (v.timing) json["timing"] = *v.timing;
   if (!v.timing_error.empty()) json["timing_error"] = v.timing_error;
   if (!v.devices.empty()) json["devices"] = v.devices;
+  if (!v.reduced.empty()) json["reduced_validation"] = v.reduced;
 }
 
 void from_json(const nlohmann::json& json, Timing& t) {
@@ -194,6 +198,7 @@ void from_json(const nlohmann::json& json, Verdict& v) {
   else v.timing.reset();
   v.timing_error = json.value("timing_error", "");
   v.devices = json.value("devices", std::vector<std::string>());
+  v.reduced = json.value("reduced_validation", std::vector<std::string>());
 }
 
 }  // namespace kernelgen

@@ -65,4 +65,7 @@ struct SpirvAccess {
 };
 std::optional<SpirvAccess> access_at(std::span<const uint32_t> words, uint64_t instruction_index);
 
+// Every store, atomic and cooperative-matrix store of a module whose pointer comes from a descriptor binding.
+std::vector<SpirvAccess> writes_of(std::span<const uint32_t> words);
+
 }  // namespace kernelgen

@@ -92,6 +92,7 @@ struct OpSpec {
   std::vector<std::string> dim_names() const;
   // 1 for ops of f32 tensors with constant shapes (the contract kernels were first generated under), else 2.
   int contract() const;
+  // TOLERANCE, else the dtype's default, for a float output; 0 (exact) for an integer one, whatever TOLERANCE says.
   Tolerance tolerance_of(const TensorSpec& output) const;
   // FLOPS and bytes moved at these dims (0 FLOPS when not declared).
   double flops_at(std::span<const int64_t> dims = {}) const;

@@ -62,6 +62,9 @@ struct Verdict {
   uint64_t base_seed = 0;
   std::string device;                // where it ran; for a rejection, the device that rejected it
   std::vector<std::string> devices;  // every device it passed on (one worker each), in order
+  // What the validation protocol lacked (validation/protocol.hpp: "cpu_device", "validation_layer"); empty for
+  // the full protocol.
+  std::vector<std::string> reduced;
   std::string log;  // compile log or runtime error text
   std::vector<CaseResult> cases;
   std::optional<Timing> timing;
