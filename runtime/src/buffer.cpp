@@ -1,7 +1,9 @@
 #include "kernelgen/buffer.hpp"
 
 #include <atomic>
+#include <cstdio>
 #include <cstring>
+#include <exception>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -72,18 +74,35 @@ Buffer& Buffer::operator=(Buffer&& other) noexcept {
 
 void Buffer::release() {
   if (!buffer_) return;
-  // Work that still uses the buffer ends first: submissions of sequences that recorded it, staged copies.
-  // Errors here (a lost device) cannot leave a destructor; the next call on the device reports them.
-  try {
-    device_->buffer_watchers()->buffer_died(id_);
-    DeviceInternals::transfers(*device_).buffer_dying(buffer_);
-  } catch (...) {
-  }
-  DeviceInternals::memory(*device_).destroy_buffer(
-      {buffer_, MemoryRange{memory_, memory_offset_, memory_bytes_, nullptr, dedicated_}});
+  // Work that still uses the buffer ends first: submissions of sequences that recorded it, staged copies. Each
+  // step runs even when one before it failed (a lost device), so the memory always goes back. An error cannot
+  // leave a destructor: the first goes to stderr, and the next call on the device reports a lost device again.
+  std::exception_ptr first_error;
+  const auto step = [&](auto&& action) {
+    try {
+      action();
+    } catch (...) {
+      if (!first_error) first_error = std::current_exception();
+    }
+  };
+  step([&] { device_->buffer_watchers()->buffer_died(id_); });
+  step([&] { DeviceInternals::transfers(*device_).buffer_dying(buffer_); });
+  step([&] {
+    DeviceInternals::memory(*device_).destroy_buffer(
+        {buffer_, MemoryRange{memory_, memory_offset_, memory_bytes_, nullptr, dedicated_}});
+  });
   buffer_ = VK_NULL_HANDLE;
   memory_ = VK_NULL_HANDLE;
   mapped_ = nullptr;
+  if (first_error) {
+    try {
+      std::rethrow_exception(first_error);
+    } catch (const std::exception& error) {
+      std::fprintf(stderr, "kernelgen: destroying a Buffer of %zu bytes: %s\n", bytes_, error.what());
+    } catch (...) {
+      std::fprintf(stderr, "kernelgen: destroying a Buffer of %zu bytes: an unknown error\n", bytes_);
+    }
+  }
 }
 
 void Buffer::upload(const void* data, std::size_t bytes, std::size_t offset) {

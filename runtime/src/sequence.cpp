@@ -1,8 +1,10 @@
 #include "kernelgen/sequence.hpp"
 
 #include <algorithm>
+#include <exception>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "barriers.hpp"
 #include "device_internals.hpp"
@@ -77,9 +79,19 @@ void Sequence::wait_for_submissions() {
 void Sequence::forget_buffer(uint64_t id) {
   const std::lock_guard<std::mutex> lock(mutex_);
   if (std::find(recorded_ids_.begin(), recorded_ids_.end(), id) == recorded_ids_.end()) return;
-  for (const auto& work : submitted_) work->wait();
-  submitted_.clear();
+  // Stale before anything can fail: a wait that throws (a lost device) must not leave the recording
+  // submittable with a dead buffer in it.
   stale_ = "kernelgen: a Buffer this Sequence recorded was destroyed; reset() it and record again";
+  const std::vector<std::shared_ptr<SubmittedWork>> submitted = std::exchange(submitted_, {});
+  std::exception_ptr first_error;
+  for (const auto& work : submitted) {
+    try {
+      work->wait();
+    } catch (...) {
+      if (!first_error) first_error = std::current_exception();
+    }
+  }
+  if (first_error) std::rethrow_exception(first_error);
 }
 
 void Sequence::begin_if_needed() {
