@@ -18,6 +18,9 @@ namespace kernelgen {
 namespace {
 
 void check_range(std::size_t offset, std::size_t bytes, std::size_t size, const char* what) {
+  if (size == 0 && bytes > 0)
+    throw std::out_of_range(std::string("kernelgen: ") + what + " of " + std::to_string(bytes) +
+                            " bytes into an empty Buffer (one moved from); use the Buffer it was moved to");
   if (offset > size || bytes > size - offset)
     throw std::out_of_range(std::string("kernelgen: ") + what + " of " + std::to_string(bytes) + " bytes at offset " +
                             std::to_string(offset) + " exceeds the buffer's " + std::to_string(size) + " bytes");
@@ -45,9 +48,10 @@ Buffer::Buffer(Device& device, std::size_t bytes) : device_(&device), bytes_(byt
 
 Buffer::~Buffer() { release(); }
 
+// A moved-from Buffer is empty: size 0 and no VkBuffer, so nothing can bind or copy what it no longer owns.
 Buffer::Buffer(Buffer&& other) noexcept
     : device_(other.device_),
-      bytes_(other.bytes_),
+      bytes_(std::exchange(other.bytes_, 0)),
       id_(std::exchange(other.id_, 0)),
       buffer_(std::exchange(other.buffer_, VK_NULL_HANDLE)),
       memory_(std::exchange(other.memory_, VK_NULL_HANDLE)),
@@ -60,7 +64,7 @@ Buffer& Buffer::operator=(Buffer&& other) noexcept {
   if (this != &other) {
     release();
     device_ = other.device_;
-    bytes_ = other.bytes_;
+    bytes_ = std::exchange(other.bytes_, 0);
     id_ = std::exchange(other.id_, 0);
     buffer_ = std::exchange(other.buffer_, VK_NULL_HANDLE);
     memory_ = std::exchange(other.memory_, VK_NULL_HANDLE);
