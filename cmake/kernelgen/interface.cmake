@@ -88,12 +88,14 @@ function(_kernelgen_tensor_interface)
 endfunction()
 
 # The templates' variables that the op as a whole decides: KG_OP, KG_GENERATED_DIR, KG_DESCRIPTION (on one
-# line), KG_SPEC_JSON and, replacing the arguments of those names, KG_BYTES, KG_FLOPS, KG_CPU_BYTES and
+# line, without trailing backslashes: op.hpp.in puts it in a // comment, which a final backslash would continue
+# onto the next line of the header), KG_SPEC_JSON and, replacing the arguments of those names, KG_BYTES, KG_FLOPS, KG_CPU_BYTES and
 # KG_CPU_FLOPS: the bytes and FLOPs of a call at the bench and CPU bench dims.
 function(_kernelgen_op_interface)
   set(KG_OP "${name}")
   set(KG_GENERATED_DIR "${generated_dir}")
   string(REGEX REPLACE "[\r\n]+" " " KG_DESCRIPTION "${KG_DESCRIPTION}")
+  string(REGEX REPLACE "[\\ \t]+$" "" KG_DESCRIPTION "${KG_DESCRIPTION}")
   set(KG_SPEC_JSON "${spec}")
   set(KG_BYTES ${total_bytes})
   set(KG_FLOPS ${flops_BENCH})
