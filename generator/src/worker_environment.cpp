@@ -11,13 +11,17 @@ namespace {
 
 constexpr std::array<std::string_view, 6> kNames{"PATH", "HOME", "TMPDIR", "LD_LIBRARY_PATH", "LANG", "TZ"};
 
+// clang-format off: one group a line
 constexpr std::array<std::string_view, 22> kPrefixes{
-    "KERNELGEN_",  "CTEST_RESOURCE_GROUP_",  // which device, how to validate
-    "VK_",         "XDG_",                   // the Vulkan loader: layers, drivers, where it finds them
-    "MESA_",       "LP_",         "GALLIUM_", "GALLIVM_", "LIBGL_", "RADV_", "ACO_", "AMD_", "ANV_", "INTEL_",
-    "__GL_",       "__NV_",                  // the drivers' own settings
-    "ASAN_",       "UBSAN_",      "LSAN_",    "TSAN_",    "MSAN_",  // sanitizer options of instrumented builds
-    "LC_"};
+    // which device, and how to validate on it
+    "KERNELGEN_", "CTEST_RESOURCE_GROUP_",
+    // the Vulkan loader (layers, drivers) and where it finds them
+    "VK_", "XDG_",
+    // the drivers' own settings
+    "MESA_", "LP_", "GALLIUM_", "GALLIVM_", "LIBGL_", "RADV_", "ACO_", "AMD_", "ANV_", "INTEL_", "__GL_", "__NV_",
+    // the sanitizers' options in instrumented builds, and the locale
+    "ASAN_", "UBSAN_", "LSAN_", "TSAN_", "MSAN_", "LC_"};
+// clang-format on
 
 // Named like something that opens a door: refused whatever prefix it has.
 bool looks_secret(std::string_view name) {

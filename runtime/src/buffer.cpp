@@ -78,9 +78,10 @@ Buffer& Buffer::operator=(Buffer&& other) noexcept {
 
 void Buffer::release() {
   if (!buffer_) return;
-  // Work that still uses the buffer ends first: submissions of sequences that recorded it, staged copies. Each
-  // step runs even when one before it failed (a lost device), so the memory always goes back. An error cannot
-  // leave a destructor: the first goes to stderr, and the next call on the device reports a lost device again.
+  // Work that still uses the buffer ends first: submissions of sequences that recorded it, staged copies.
+  // Each step runs even when one before it failed (a lost device), so the memory always goes back. An error
+  // cannot leave a destructor: the first goes to stderr, and the next call on the device reports a lost
+  // device again.
   std::exception_ptr first_error;
   const auto step = [&](auto&& action) {
     try {

@@ -1,8 +1,8 @@
 #include "kernelgen/device.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -677,7 +677,9 @@ void Device::flush_uploads() const {
 
 DeviceMemory& DeviceInternals::memory(const Device& device) { return *device.impl_->memory; }
 Transfers& DeviceInternals::transfers(const Device& device) { return *device.impl_->transfers; }
-Queue& DeviceInternals::queue(const Device& device) { return *device.impl_->submissions; }
+Queue& DeviceInternals::queue(const Device& device) {
+  return *device.impl_->submissions;
+}
 VkPipelineCache DeviceInternals::pipeline_cache(const Device& device) { return device.impl_->pipeline_cache; }
 
 }  // namespace kernelgen

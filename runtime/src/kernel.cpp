@@ -237,7 +237,8 @@ void Kernel::record(VkCommandBuffer command_buffer, std::span<const VkBuffer> bu
   if (!ranges.empty() && ranges.size() != buffers.size())
     throw std::invalid_argument("kernelgen: one range per buffer, got " + std::to_string(ranges.size()));
   for (size_t i = 0; i < buffers.size(); ++i) {
-    if (!buffers[i]) throw std::invalid_argument("kernelgen: buffer " + std::to_string(i) + " is VK_NULL_HANDLE");
+    if (!buffers[i])
+      throw std::invalid_argument("kernelgen: buffer " + std::to_string(i) + " is VK_NULL_HANDLE");
     if (!ranges.empty() && ranges[i] == 0)
       throw std::invalid_argument("kernelgen: binding " + std::to_string(i) + " has a range of 0 bytes");
   }

@@ -11,7 +11,9 @@ namespace kernelgen {
 
 namespace {
 
-std::string op_prefix(std::string_view op) { return "kernelgen::ops::" + std::string(op) + ": "; }
+std::string op_prefix(std::string_view op) {
+  return "kernelgen::ops::" + std::string(op) + ": ";
+}
 
 std::string values_text(std::span<const int64_t> shape) {
   std::string text = "[";
@@ -21,13 +23,15 @@ std::string values_text(std::span<const int64_t> shape) {
 
 [[noreturn]] void too_large(std::string_view op, std::string_view declaration, std::span<const int64_t> shape,
                             const char* what) {
-  throw std::overflow_error(op_prefix(op) + "tensor " + std::string(declaration) + " at " + values_text(shape) +
-                            " has more " + what + " than a std::size_t counts; call the op with smaller dims");
+  throw std::overflow_error(op_prefix(op) + "tensor " + std::string(declaration) + " at " +
+                            values_text(shape) + " has more " + what +
+                            " than a std::size_t counts; call the op with smaller dims");
 }
 
 }  // namespace
 
-std::size_t tensor_elements(std::string_view op, std::string_view declaration, std::span<const int64_t> shape) {
+std::size_t tensor_elements(std::string_view op, std::string_view declaration,
+                            std::span<const int64_t> shape) {
   std::size_t elements = 1;
   for (int64_t extent : shape)
     if (extent < 0 || __builtin_mul_overflow(elements, static_cast<uint64_t>(extent), &elements))
@@ -48,15 +52,17 @@ void check_op_buffers(std::string_view op, std::span<const OpTensor> tensors,
   if (buffers.size() != tensors.size()) {
     std::string names;
     for (const OpTensor& tensor : tensors) names += (names.empty() ? "" : ", ") + std::string(tensor.name);
-    throw std::invalid_argument("kernelgen::ops::" + std::string(op) + " takes " + std::to_string(tensors.size()) +
-                                " buffers (" + names + "), got " + std::to_string(buffers.size()));
+    throw std::invalid_argument("kernelgen::ops::" + std::string(op) + " takes " +
+                                std::to_string(tensors.size()) + " buffers (" + names + "), got " +
+                                std::to_string(buffers.size()));
   }
   for (size_t i = 0; i < tensors.size(); ++i) {
     const std::string buffer = "buffer " + std::to_string(i) + " (" + tensors[i].name + ")";
     if (!buffers[i]) throw std::invalid_argument(op_prefix(op) + buffer + " is null");
     if (buffers[i]->size() < tensors[i].bytes)
-      throw std::invalid_argument(op_prefix(op) + buffer + " must hold at least " + std::to_string(tensors[i].bytes) +
-                                  " bytes, it holds " + std::to_string(buffers[i]->size()) +
+      throw std::invalid_argument(op_prefix(op) + buffer + " must hold at least " +
+                                  std::to_string(tensors[i].bytes) + " bytes, it holds " +
+                                  std::to_string(buffers[i]->size()) +
                                   (buffers[i]->size() == 0 ? " (a Buffer moved from)" : ""));
   }
   for (size_t out = 0; out < tensors.size(); ++out) {
@@ -66,8 +72,8 @@ void check_op_buffers(std::string_view op, std::span<const OpTensor> tensors,
         throw std::invalid_argument(
             op_prefix(op) + "output " + tensors[out].name + " is the same Buffer as " +
             (tensors[other].output ? "output " : "input ") + tensors[other].name +
-            "; the kernel may overwrite what it still reads (or two outputs race), so give " + tensors[out].name +
-            " a Buffer of its own");
+            "; the kernel may overwrite what it still reads (or two outputs race), so give " +
+            tensors[out].name + " a Buffer of its own");
   }
 }
 

@@ -37,10 +37,10 @@ std::string undispatchable_grid(Grid grid, const DeviceInfo& device) {
   const auto& limit = device.max_workgroup_count;
   for (size_t i = 0; i < counts.size(); ++i)
     if (limit[i] > 0 && counts[i] > limit[i])
-      return "grid " + std::to_string(grid.x) + " x " + std::to_string(grid.y) + " x " + std::to_string(grid.z) +
-             " workgroups is more than " + device.name + " dispatches at once (maxComputeWorkGroupCount " +
-             std::to_string(limit[0]) + " x " + std::to_string(limit[1]) + " x " + std::to_string(limit[2]) +
-             "); use smaller dims per call";
+      return "grid " + std::to_string(grid.x) + " x " + std::to_string(grid.y) + " x " +
+             std::to_string(grid.z) + " workgroups is more than " + device.name +
+             " dispatches at once (maxComputeWorkGroupCount " + std::to_string(limit[0]) + " x " +
+             std::to_string(limit[1]) + " x " + std::to_string(limit[2]) + "); use smaller dims per call";
   return "";
 }
 
@@ -147,17 +147,19 @@ Sequence& Sequence::dispatch(Kernel& kernel, const std::vector<const Buffer*>& b
     throw std::invalid_argument("kernelgen: the kernel takes " + std::to_string(kernel.binding_count()) +
                                 " buffers, got " + std::to_string(buffers.size()));
   if (!ranges.empty() && ranges.size() != buffers.size())
-    throw std::invalid_argument("kernelgen: one range per buffer, got " + std::to_string(ranges.size()) + " for " +
-                                std::to_string(buffers.size()) + " buffers");
+    throw std::invalid_argument("kernelgen: one range per buffer, got " + std::to_string(ranges.size()) +
+                                " for " + std::to_string(buffers.size()) + " buffers");
   for (uint32_t i = 0; i < buffers.size(); ++i) {
     const std::string buffer = "kernelgen: buffer " + std::to_string(i);
     if (!buffers[i]) throw std::invalid_argument(buffer + " is null");
     if (!buffers[i]->vk_buffer())
-      throw std::invalid_argument(buffer + " is empty (a Buffer moved from); pass the Buffer it was moved to");
+      throw std::invalid_argument(buffer +
+                                  " is empty (a Buffer moved from); pass the Buffer it was moved to");
     const uint64_t bound = ranges.empty() ? buffers[i]->size() : ranges[i];
     if (bound == 0 || bound > buffers[i]->size())
-      throw std::invalid_argument(buffer + ": a range of " + std::to_string(bound) + " bytes, but the buffer holds " +
-                                  std::to_string(buffers[i]->size()) + "; bind from 1 byte up to its size");
+      throw std::invalid_argument(buffer + ": a range of " + std::to_string(bound) +
+                                  " bytes, but the buffer holds " + std::to_string(buffers[i]->size()) +
+                                  "; bind from 1 byte up to its size");
     handles.push_back(buffers[i]->vk_buffer());
     identity.push_back(buffers[i]->id());
     sizes.push_back(bound);
@@ -175,7 +177,8 @@ Sequence& Sequence::dispatch(Kernel& kernel, const std::vector<const Buffer*>& b
 
 Sequence& Sequence::fill(const Buffer& buffer, uint32_t word) {
   if (!buffer.vk_buffer())
-    throw std::invalid_argument("kernelgen: fill of an empty Buffer (one moved from); fill the Buffer it was moved to");
+    throw std::invalid_argument(
+        "kernelgen: fill of an empty Buffer (one moved from); fill the Buffer it was moved to");
   begin_if_needed();
   const uint64_t id = buffer.id();
   order_after_conflicts(std::span<const uint64_t>(&id, 1), {true});

@@ -50,7 +50,8 @@ void SubmittedWork::finish() {
   fence_ = VK_NULL_HANDLE;
   done_ = true;
   if (injected_failure_ != VK_SUCCESS)
-    throw VulkanError(std::exchange(injected_failure_, VK_SUCCESS), "waiting for work on " + fences_->device_name());
+    throw VulkanError(std::exchange(injected_failure_, VK_SUCCESS),
+                      "waiting for work on " + fences_->device_name());
 }
 
 bool SubmittedWork::ready() {

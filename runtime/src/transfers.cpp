@@ -106,8 +106,8 @@ void Transfers::record(Slot& slot) {
                      VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
   }
   // The copies' writes are visible to whatever runs next.
-  memory_barrier(slot.command_buffer, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, kWorkStages,
-                 kWorkAccess);
+  memory_barrier(slot.command_buffer, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                 kWorkStages, kWorkAccess);
   vk_check(vkEndCommandBuffer(slot.command_buffer), "ending a transfer command buffer");
 }
 
@@ -118,8 +118,8 @@ std::shared_ptr<SubmittedWork> Transfers::submit_locked(VkCommandBuffer after) {
     const VkCommandBuffer only[] = {after};
     return queue_.submit(only);
   }
-  // Recorded now rather than copy by copy, so that a submission that fails leaves the copies as they were noted:
-  // the next submission records them again.
+  // Recorded now rather than copy by copy, so that a submission that fails leaves the copies as they were
+  // noted: the next submission records them again.
   record(slot);
   const VkCommandBuffer both[] = {slot.command_buffer, after};
   slot.running = queue_.submit(std::span<const VkCommandBuffer>(both, after ? 2 : 1));
@@ -138,7 +138,8 @@ void Transfers::buffer_dying(VkBuffer buffer) {
   const std::lock_guard<std::mutex> lock(mutex_);
   for (Slot& slot : slots_) {
     std::erase_if(slot.copies, [&](const Copy& copy) { return copy.from == buffer || copy.to == buffer; });
-    if (std::find(slot.running_buffers.begin(), slot.running_buffers.end(), buffer) == slot.running_buffers.end())
+    if (std::find(slot.running_buffers.begin(), slot.running_buffers.end(), buffer) ==
+        slot.running_buffers.end())
       continue;
     if (slot.running) slot.running->wait();
     std::erase(slot.running_buffers, buffer);

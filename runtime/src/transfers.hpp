@@ -16,8 +16,8 @@ namespace kernelgen {
 // reused. An upload copies the data into staging memory and notes the copy; the copies are recorded and go to
 // the GPU in front of the next submission (Sequence::submit, a download), in the same vkQueueSubmit, so
 // uploading costs no submit and no wait of its own. A submission that fails keeps its copies: the next one
-// carries them, so an upload that returned is never dropped. A download notes its copy, submits and waits. Two
-// staging slots take turns, so uploads for the next submission fill one while the GPU reads the other.
+// carries them, so an upload that returned is never dropped. A download notes its copy, submits and waits.
+// Two staging slots take turns, so uploads for the next submission fill one while the GPU reads the other.
 // Thread-safe.
 class Transfers {
  public:
@@ -33,8 +33,8 @@ class Transfers {
   void download(VkBuffer from, std::size_t offset, void* data, std::size_t bytes);
   // Submits the copies noted so far, then `command_buffer` (when not null), as one batch.
   std::shared_ptr<SubmittedWork> submit(VkCommandBuffer command_buffer);
-  // Called before `buffer` is destroyed: the copies not yet submitted that name it are dropped (nothing can read
-  // what they would write), and those running finish first.
+  // Called before `buffer` is destroyed: the copies not yet submitted that name it are dropped (nothing can
+  // read what they would write), and those running finish first.
   void buffer_dying(VkBuffer buffer);
 
  private:

@@ -1,5 +1,6 @@
-// The validation worker's environment: an allowlist of what running Vulkan kernels needs, so that no secret of
-// the generator's environment (a provider key, a cloud credential, a token) reaches untrusted kernels' process.
+// The validation worker's environment: an allowlist of what running Vulkan kernels needs, so that no secret
+// of the generator's environment (a provider key, a cloud credential, a token) reaches untrusted kernels'
+// process.
 #include "kernelgen/worker_environment.hpp"
 
 #include <gmock/gmock.h>
@@ -24,14 +25,18 @@ TEST(WorkerEnvironment, DropsSecretsAndEverythingNotAllowed) {
   for (const char* name :
        {"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "KERNELGEN_TEST_SERVICE_API_KEY", "MY_TOKEN", "GITHUB_TOKEN",
         "AWS_SECRET_ACCESS_KEY", "AWS_ACCESS_KEY_ID", "AWS_SESSION_TOKEN", "KERNELGEN_PASSWORD", "VK_SECRET",
-        "OPENAI_BASE_URL", "DISPLAY", "WAYLAND_DISPLAY", "SSH_AUTH_SOCK", "LD_PRELOAD", "DATABASE_URL", "PWD"})
+        "OPENAI_BASE_URL", "DISPLAY", "WAYLAND_DISPLAY", "SSH_AUTH_SOCK", "LD_PRELOAD", "DATABASE_URL",
+        "PWD"})
     EXPECT_FALSE(worker_gets_variable(name)) << name;
 }
 
 TEST(WorkerEnvironment, ListsTheKeptEntriesNullTerminated) {
   std::vector<std::string> entries{"VK_DRIVER_FILES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json",
-                                   "MY_TOKEN=tok-SECRET", "AWS_SECRET_ACCESS_KEY=aws-SECRET", "PATH=/usr/bin",
-                                   "OPENAI_API_KEY=sk-SECRET", "KERNELGEN_SEED=7"};
+                                   "MY_TOKEN=tok-SECRET",
+                                   "AWS_SECRET_ACCESS_KEY=aws-SECRET",
+                                   "PATH=/usr/bin",
+                                   "OPENAI_API_KEY=sk-SECRET",
+                                   "KERNELGEN_SEED=7"};
   std::vector<char*> environment;
   for (std::string& entry : entries) environment.push_back(entry.data());
   environment.push_back(nullptr);

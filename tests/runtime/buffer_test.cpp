@@ -115,8 +115,8 @@ TEST_F(BufferTest, MovingTransfersTheBufferAndItsContents) {
   EXPECT_EQ(third.download<uint32_t>(), ramp(8));
 }
 
-// A moved-from Buffer owns nothing and says so: a size it no longer has would let it pass for a tensor's buffer
-// and bind a null descriptor.
+// A moved-from Buffer owns nothing and says so: a size it no longer has would let it pass for a tensor's
+// buffer and bind a null descriptor.
 TEST_F(BufferTest, AMovedFromBufferIsEmpty) {
   Buffer first(device, 64);
   Buffer second(std::move(first));

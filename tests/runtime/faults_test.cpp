@@ -58,8 +58,8 @@ TEST_F(FaultsTest, ADownloadAfterAFailedFlushSeesTheUpload) {
 }
 
 // The first step of a Buffer's death, the wait for a sequence's submission, fails; the others still run: the
-// kernel frees the descriptor set naming the buffer, the recording turns stale, and the staged upload into the
-// buffer is dropped rather than left to run into freed memory. The error goes to stderr.
+// kernel frees the descriptor set naming the buffer, the recording turns stale, and the staged upload into
+// the buffer is dropped rather than left to run into freed memory. The error goes to stderr.
 TEST_F(FaultsTest, ABufferWhoseWaitFailsStillFinishesDying) {
   Buffer a(device, kCount * 4);
   std::optional<Buffer> b(std::in_place, device, kCount * 4);

@@ -23,10 +23,18 @@ std::span<const uint32_t> relu::spirv() {
   static const std::vector<uint32_t> words = test::spirv_of(test::kOnesToLength);
   return words;
 }
-Grid relu::grid(const Dims&) { return stand_in_grid; }
-const char* relu::dispatch() { return "1 1 1"; }
-const char* relu::author() { return "hand-written"; }
-std::span<const relu::Variant> relu::variants() { return {}; }
+Grid relu::grid(const Dims&) {
+  return stand_in_grid;
+}
+const char* relu::dispatch() {
+  return "1 1 1";
+}
+const char* relu::author() {
+  return "hand-written";
+}
+std::span<const relu::Variant> relu::variants() {
+  return {};
+}
 
 }  // namespace kernelgen::ops
 
@@ -62,18 +70,19 @@ TEST_F(OpCallTest, EachTensorIsBoundAtExactlyItsBytes) {
 
 TEST_F(OpCallTest, AnInputPassedAsTheOutputIsRefused) {
   EXPECT_THAT([&] { relu(dims, x, x); },
-              ThrowsMessage<std::invalid_argument>(AllOf(
-                  HasSubstr("kernelgen::ops::relu: output y is the same Buffer as input x"),
-                  HasSubstr("give y a Buffer of its own"))));
+              ThrowsMessage<std::invalid_argument>(
+                  AllOf(HasSubstr("kernelgen::ops::relu: output y is the same Buffer as input x"),
+                        HasSubstr("give y a Buffer of its own"))));
 }
 
 TEST_F(OpCallTest, AMovedFromBufferIsRefusedSayingSo) {
   Buffer y(device, Relu::y_bytes(dims));
   const Buffer moved_to(std::move(y));
-  EXPECT_THAT([&] { relu(dims, x, y); },
-              ThrowsMessage<std::invalid_argument>(HasSubstr(
-                  "kernelgen::ops::relu: buffer 1 (y) must hold at least 16384 bytes, it holds 0 (a Buffer moved "
-                  "from)")));
+  EXPECT_THAT(
+      [&] { relu(dims, x, y); },
+      ThrowsMessage<std::invalid_argument>(HasSubstr(
+          "kernelgen::ops::relu: buffer 1 (y) must hold at least 16384 bytes, it holds 0 (a Buffer moved "
+          "from)")));
 }
 
 TEST_F(OpCallTest, AGridBeyondTheDevicesWorkgroupCountIsRefusedNamingTheOpGridAndLimit) {
@@ -81,11 +90,12 @@ TEST_F(OpCallTest, AGridBeyondTheDevicesWorkgroupCountIsRefusedNamingTheOpGridAn
   if (limit[2] == UINT32_MAX) GTEST_SKIP() << device.info().name << " dispatches any grid";
   ops::stand_in_grid = {1, 1, limit[2] + 1};
   Buffer y(device, Relu::y_bytes(dims));
-  EXPECT_THAT([&] { relu(dims, x, y); },
-              ThrowsMessage<std::invalid_argument>(AllOf(
-                  HasSubstr("kernelgen::ops::relu: grid 1 x 1 x " + std::to_string(limit[2] + 1) + " workgroups"),
-                  HasSubstr("(maxComputeWorkGroupCount " + std::to_string(limit[0]) + " x " +
-                            std::to_string(limit[1]) + " x " + std::to_string(limit[2]) + ")"))));
+  EXPECT_THAT(
+      [&] { relu(dims, x, y); },
+      ThrowsMessage<std::invalid_argument>(AllOf(
+          HasSubstr("kernelgen::ops::relu: grid 1 x 1 x " + std::to_string(limit[2] + 1) + " workgroups"),
+          HasSubstr("(maxComputeWorkGroupCount " + std::to_string(limit[0]) + " x " +
+                    std::to_string(limit[1]) + " x " + std::to_string(limit[2]) + ")"))));
 }
 
 // batch 2^15, m 2^22, k = n = 2^25: 2^62 elements of 4 bytes, 2^64 bytes, which wrapped round to 0 and let a
@@ -93,15 +103,17 @@ TEST_F(OpCallTest, AGridBeyondTheDevicesWorkgroupCountIsRefusedNamingTheOpGridAn
 TEST(OpTensorSizes, BytesBeyondASizeTAreAnErrorNamingTheOpTensorAndDims) {
   const ops::bmm::Dims huge{1u << 15, 1u << 22, 1u << 25, 1u << 25};
   EXPECT_EQ(ops::bmm::a_elements(huge), std::size_t{1} << 62);
-  EXPECT_THAT([&] { (void)ops::bmm::a_bytes(huge); },
-              ThrowsMessage<std::overflow_error>(AllOf(
-                  HasSubstr("kernelgen::ops::bmm: tensor a:f32[batch,m,k] at [32768, 4194304, 33554432] has more "
-                            "bytes than a std::size_t counts"),
-                  HasSubstr("smaller dims"))));
+  EXPECT_THAT(
+      [&] { (void)ops::bmm::a_bytes(huge); },
+      ThrowsMessage<std::overflow_error>(AllOf(
+          HasSubstr("kernelgen::ops::bmm: tensor a:f32[batch,m,k] at [32768, 4194304, 33554432] has more "
+                    "bytes than a std::size_t counts"),
+          HasSubstr("smaller dims"))));
   const ops::bmm::Dims more{1u << 31, 1u << 31, 1u << 31, 1};
-  EXPECT_THAT([&] { (void)ops::bmm::a_elements(more); },
-              ThrowsMessage<std::overflow_error>(HasSubstr("tensor a:f32[batch,m,k] at [2147483648, 2147483648, "
-                                                           "2147483648] has more elements")));
+  EXPECT_THAT(
+      [&] { (void)ops::bmm::a_elements(more); },
+      ThrowsMessage<std::overflow_error>(HasSubstr("tensor a:f32[batch,m,k] at [2147483648, 2147483648, "
+                                                   "2147483648] has more elements")));
   EXPECT_EQ(ops::bmm::c_bytes({2, 3, 4, 5}), 2u * 3 * 5 * 4);
 }
 

@@ -104,9 +104,12 @@ TEST_F(SequenceTest, ADispatchBindsEachBufferAtItsRange) {
 TEST_F(SequenceTest, ARangeOutsideItsBufferIsRefused) {
   Sequence sequence(device);
   const std::vector<uint64_t> too_long{kCount * 4, kCount * 4 + 4};
-  EXPECT_THAT([&] { sequence.dispatch(add_one, {&a, &b}, kGrid, {}, too_long); },
-              ::testing::ThrowsMessage<std::invalid_argument>(
-                  ::testing::HasSubstr("buffer 1: a range of 4004 bytes, but the buffer holds 4000")));
+  EXPECT_THAT(
+      [&] {
+        sequence.dispatch(add_one, {&a, &b}, kGrid, {}, too_long);
+      },
+      ::testing::ThrowsMessage<std::invalid_argument>(
+          ::testing::HasSubstr("buffer 1: a range of 4004 bytes, but the buffer holds 4000")));
   const std::vector<uint64_t> empty{kCount * 4, 0};
   EXPECT_THROW(sequence.dispatch(add_one, {&a, &b}, kGrid, {}, empty), std::invalid_argument);
 }
@@ -114,9 +117,12 @@ TEST_F(SequenceTest, ARangeOutsideItsBufferIsRefused) {
 TEST_F(SequenceTest, AMovedFromBufferCannotBeBound) {
   const Buffer moved_to(std::move(b));
   Sequence sequence(device);
-  EXPECT_THAT([&] { sequence.dispatch(add_one, {&a, &b}, kGrid); },
-              ::testing::ThrowsMessage<std::invalid_argument>(
-                  ::testing::HasSubstr("buffer 1 is empty (a Buffer moved from)")));
+  EXPECT_THAT(
+      [&] {
+        sequence.dispatch(add_one, {&a, &b}, kGrid);
+      },
+      ::testing::ThrowsMessage<std::invalid_argument>(
+          ::testing::HasSubstr("buffer 1 is empty (a Buffer moved from)")));
   EXPECT_THROW(sequence.fill(b, 0), std::invalid_argument);
 }
 
@@ -124,9 +130,12 @@ TEST_F(SequenceTest, AGridBeyondTheDevicesWorkgroupCountIsRefused) {
   const uint32_t limit = device.info().max_workgroup_count[2];
   if (limit == UINT32_MAX) GTEST_SKIP() << device.info().name << " dispatches any grid";
   Sequence sequence(device);
-  EXPECT_THAT([&] { sequence.dispatch(add_one, {&a, &b}, Grid{1, 1, limit + 1}); },
-              ::testing::ThrowsMessage<std::invalid_argument>(::testing::HasSubstr(
-                  "grid 1 x 1 x " + std::to_string(limit + 1) + " workgroups is more than " + device.info().name)));
+  EXPECT_THAT(
+      [&] {
+        sequence.dispatch(add_one, {&a, &b}, Grid{1, 1, limit + 1});
+      },
+      ::testing::ThrowsMessage<std::invalid_argument>(::testing::HasSubstr(
+          "grid 1 x 1 x " + std::to_string(limit + 1) + " workgroups is more than " + device.info().name)));
 }
 
 class SequenceTimestamps : public SequenceTest {
@@ -216,9 +225,10 @@ TEST(UndispatchableGrid, NamesTheGridAndTheDevicesLimit) {
   device.name = "Tiny GPU";
   device.max_workgroup_count = {65535, 65535, 65535};
   EXPECT_EQ(undispatchable_grid(Grid{65535, 1, 65535}, device), "");
-  EXPECT_EQ(undispatchable_grid(Grid{1, 1, 65536}, device),
-            "grid 1 x 1 x 65536 workgroups is more than Tiny GPU dispatches at once (maxComputeWorkGroupCount "
-            "65535 x 65535 x 65535); use smaller dims per call");
+  EXPECT_EQ(
+      undispatchable_grid(Grid{1, 1, 65536}, device),
+      "grid 1 x 1 x 65536 workgroups is more than Tiny GPU dispatches at once (maxComputeWorkGroupCount "
+      "65535 x 65535 x 65535); use smaller dims per call");
 }
 
 TEST(DeviceInfoForTimestamps, AQueueWithTimestampsReportsItsValidBits) {

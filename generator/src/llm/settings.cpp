@@ -176,9 +176,12 @@ ProviderSettings resolve_settings(const std::string& model, const SettingSources
   settings.base_url = sources.get(prefix + "_BASE_URL").value_or("");
   // Named, never shown: the message must not carry the password on.
   if (has_credentials(settings.base_url))
-    throw std::invalid_argument(prefix + "_BASE_URL holds credentials (user:password@ before the host), which a "
-                                "URL carries into command lines, CMakeCache.txt and messages. Remove them from the "
-                                "URL and put the key in " + prefix + "_API_KEY (environment or .env)");
+    throw std::invalid_argument(
+        prefix +
+        "_BASE_URL holds credentials (user:password@ before the host), which a "
+        "URL carries into command lines, CMakeCache.txt and messages. Remove them from the "
+        "URL and put the key in " +
+        prefix + "_API_KEY (environment or .env)");
   settings.api_key = sources.get(prefix + "_API_KEY").value_or("");
   if (settings.api_key.empty() && is_providers_own_api(settings.base_url, *known))
     throw std::invalid_argument("model " + model + " needs " + prefix +

@@ -41,13 +41,13 @@ class Kernel {
   // Whether the kernel may write binding i (its SPIR-V does not declare it readonly).
   bool writes(uint32_t binding) const { return writes_.at(binding); }
 
-  // Binds the buffers (binding i = buffers[i], from offset 0: `ranges[i]` bytes of it, or the whole buffer when
-  // `ranges` is empty), pushes the dims (dim_count() values) and dispatches. A kernel's `.length()` of a binding
-  // counts the bound range. Descriptor sets are cached per distinct buffer list and ranges, so calling again
-  // with the same buffers allocates nothing; `identity` (one Buffer::id() per buffer) keys that cache when given, since a VkBuffer
-  // handle may be recycled for a new buffer once its buffer dies. A kernel made on a kernelgen Device frees
-  // the sets naming a kernelgen Buffer when it dies; an engine (no identity) calls forget() before it
-  // destroys a VkBuffer it recorded. The caller places barriers around it.
+  // Binds the buffers (binding i = buffers[i], from offset 0: `ranges[i]` bytes of it, or the whole buffer
+  // when `ranges` is empty), pushes the dims (dim_count() values) and dispatches. A kernel's `.length()` of a
+  // binding counts the bound range. Descriptor sets are cached per distinct buffer list and ranges, so
+  // calling again with the same buffers allocates nothing; `identity` (one Buffer::id() per buffer) keys that
+  // cache when given, since a VkBuffer handle may be recycled for a new buffer once its buffer dies. A kernel
+  // made on a kernelgen Device frees the sets naming a kernelgen Buffer when it dies; an engine (no identity)
+  // calls forget() before it destroys a VkBuffer it recorded. The caller places barriers around it.
   void record(VkCommandBuffer command_buffer, std::span<const VkBuffer> buffers, Grid grid,
               std::span<const uint32_t> dims = {}, std::span<const uint64_t> identity = {},
               std::span<const uint64_t> ranges = {});

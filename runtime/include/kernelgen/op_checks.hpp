@@ -17,7 +17,8 @@ struct DeviceInfo;
 // The elements and bytes of a tensor of `shape`, declared as `declaration` (e.g. "a:f32[batch,m,k]"). Throws
 // std::overflow_error naming the op, the tensor, its extents and their values when the count does not fit a
 // std::size_t: a size that wrapped round would let a buffer far too small pass for the tensor's.
-std::size_t tensor_elements(std::string_view op, std::string_view declaration, std::span<const int64_t> shape);
+std::size_t tensor_elements(std::string_view op, std::string_view declaration,
+                            std::span<const int64_t> shape);
 std::size_t tensor_bytes(std::string_view op, std::string_view declaration, std::span<const int64_t> shape,
                          std::size_t element_bytes);
 
