@@ -2,8 +2,9 @@
 include_guard(GLOBAL)
 
 # The C++ fragments of the wrapper's interface for the `tensors`, in binding order. Constant tensors get
-# constants; a tensor with dims gets functions of the call's Dims. Sets the templates' KG_TENSOR_CONSTANTS,
-# KG_TYPED_PARAMS, KG_TYPED_ADDRESSES, KG_TYPED_CALL, KG_TENSOR_BYTES, KG_BENCH_TENSOR_BYTES,
+# constants; a tensor with dims gets functions of the call's Dims, whose sizes are checked for overflow. Sets the
+# templates' KG_TENSOR_CONSTANTS, KG_TYPED_PARAMS, KG_TYPED_ADDRESSES, KG_TYPED_CALL, KG_OP_TENSORS (the call's
+# OpTensor list), KG_BENCH_TENSOR_BYTES,
 # KG_CPU_BENCH_TENSOR_BYTES and KG_BINDING_COUNT, and total_bytes and cpu_total_bytes: the bytes of all tensors
 # at the bench and CPU bench dims.
 function(_kernelgen_tensor_interface)
@@ -11,7 +12,7 @@ function(_kernelgen_tensor_interface)
   set(typed_params "")
   set(typed_addresses "")
   set(typed_call "")
-  set(tensor_bytes "")
+  set(op_tensors "")
   set(bench_tensor_bytes "")
   set(cpu_bench_tensor_bytes "")
   set(total_bytes 0)
@@ -41,15 +42,19 @@ function(_kernelgen_tensor_interface)
     string(REPLACE ";" "," extents_text "${extents}")
     string(APPEND constants "  // ${tensor}: ${dtype}[${extents_text}], elements of ${_KERNELGEN_DTYPE_${dtype}_TYPE}\n")
     if(symbolic)
-      _kernelgen_substitute_dims("${product}" "${dims}" "" elements_cpp)
       string(REPLACE ";" ", " extents_cpp "${extents}")
       _kernelgen_substitute_dims("${extents_cpp}" "${dims}" "" extents_cpp)
       string(REGEX REPLACE "std::size_t\\{([^}]*)\\}" "int64_t{\\1}" extents_cpp "${extents_cpp}")
+      set(declaration "\"${tensor}:${dtype}[${extents_text}]\"")
       string(APPEND constants
         "  static std::array<int64_t, ${rank}> ${tensor}_shape(const Dims& dims) { return {${extents_cpp}}; }\n"
-        "  static std::size_t ${tensor}_elements(const Dims& dims) { return ${elements_cpp}; }\n"
-        "  static std::size_t ${tensor}_bytes(const Dims& dims) { return ${tensor}_elements(dims) * ${element_bytes}; }\n")
-      list(APPEND tensor_bytes "${tensor}_bytes(dims)")
+        "  static std::size_t ${tensor}_elements(const Dims& dims) {\n"
+        "    return kernelgen::tensor_elements(name, ${declaration}, ${tensor}_shape(dims));\n"
+        "  }\n"
+        "  static std::size_t ${tensor}_bytes(const Dims& dims) {\n"
+        "    return kernelgen::tensor_bytes(name, ${declaration}, ${tensor}_shape(dims), ${element_bytes});\n"
+        "  }\n")
+      set(bytes_cpp "${tensor}_bytes(dims)")
     else()
       string(REPLACE ";" ", " extents_cpp "${extents}")
       math(EXPR elements "${bench_elements}")
@@ -57,12 +62,14 @@ function(_kernelgen_tensor_interface)
         "  static constexpr std::array<int64_t, ${rank}> ${tensor}_shape{${extents_cpp}};\n"
         "  static constexpr std::size_t ${tensor}_elements = ${elements};\n"
         "  static constexpr std::size_t ${tensor}_bytes = ${bench_bytes};\n")
-      list(APPEND tensor_bytes "${tensor}_bytes")
+      set(bytes_cpp "${tensor}_bytes")
     endif()
     if(kind STREQUAL "INPUTS")
       list(APPEND typed_params "const Buffer& ${tensor}")
+      list(APPEND op_tensors "{\"${tensor}\", false, ${bytes_cpp}}")
     else()
       list(APPEND typed_params "Buffer& ${tensor}")
+      list(APPEND op_tensors "{\"${tensor}\", true, ${bytes_cpp}}")
     endif()
     list(APPEND typed_addresses "&${tensor}")
     list(APPEND typed_call "b[${binding}]")
@@ -72,21 +79,23 @@ function(_kernelgen_tensor_interface)
   string(REPLACE ";" ", " KG_TYPED_PARAMS "${typed_params}")
   string(REPLACE ";" ", " KG_TYPED_ADDRESSES "${typed_addresses}")
   string(REPLACE ";" ", " KG_TYPED_CALL "${typed_call}")
-  string(REPLACE ";" ", " KG_TENSOR_BYTES "${tensor_bytes}")
+  string(REPLACE ";" ", " KG_OP_TENSORS "${op_tensors}")
   string(REPLACE ";" ", " KG_BENCH_TENSOR_BYTES "${bench_tensor_bytes}")
   string(REPLACE ";" ", " KG_CPU_BENCH_TENSOR_BYTES "${cpu_bench_tensor_bytes}")
   set(KG_BINDING_COUNT ${binding})
-  _kernelgen_propagate(KG_TENSOR_CONSTANTS KG_TYPED_PARAMS KG_TYPED_ADDRESSES KG_TYPED_CALL KG_TENSOR_BYTES
+  _kernelgen_propagate(KG_TENSOR_CONSTANTS KG_TYPED_PARAMS KG_TYPED_ADDRESSES KG_TYPED_CALL KG_OP_TENSORS
     KG_BENCH_TENSOR_BYTES KG_CPU_BENCH_TENSOR_BYTES KG_BINDING_COUNT total_bytes cpu_total_bytes)
 endfunction()
 
 # The templates' variables that the op as a whole decides: KG_OP, KG_GENERATED_DIR, KG_DESCRIPTION (on one
-# line), KG_SPEC_JSON and, replacing the arguments of those names, KG_BYTES, KG_FLOPS, KG_CPU_BYTES and
+# line, without trailing backslashes: op.hpp.in puts it in a // comment, which a final backslash would continue
+# onto the next line of the header), KG_SPEC_JSON and, replacing the arguments of those names, KG_BYTES, KG_FLOPS, KG_CPU_BYTES and
 # KG_CPU_FLOPS: the bytes and FLOPs of a call at the bench and CPU bench dims.
 function(_kernelgen_op_interface)
   set(KG_OP "${name}")
   set(KG_GENERATED_DIR "${generated_dir}")
   string(REGEX REPLACE "[\r\n]+" " " KG_DESCRIPTION "${KG_DESCRIPTION}")
+  string(REGEX REPLACE "[\\ \t]+$" "" KG_DESCRIPTION "${KG_DESCRIPTION}")
   set(KG_SPEC_JSON "${spec}")
   set(KG_BYTES ${total_bytes})
   set(KG_FLOPS ${flops_BENCH})

@@ -3,11 +3,19 @@
 include_guard(GLOBAL)
 
 # The build step's flags from CMake arguments: they win over the environment and the .env file. API keys are
-# never among them: CMake stores its arguments in CMakeCache.txt, and a key must not land in a file.
+# never among them: CMake stores its arguments in CMakeCache.txt, and a key must not land in a file. Nor is a
+# base URL that holds credentials (https://user:pass@host/): configuration fails, and takes it out of the cache.
 function(_kernelgen_tool_settings out)
   set(flags "")
   foreach(setting KERNELGEN_MODEL OPENAI_BASE_URL ANTHROPIC_BASE_URL GEMINI_BASE_URL KERNELGEN_TOKEN_BUDGET KERNELGEN_OPT_ROUNDS KERNELGEN_MAX_OUTPUT_TOKENS
                   KERNELGEN_TIMEOUT_S KERNELGEN_VALIDATION_TIMEOUT_S)
+    if(setting MATCHES "_BASE_URL$" AND "${${setting}}" MATCHES "^([A-Za-z][A-Za-z0-9+.-]*:)?/*[^/?#]*@")
+      string(REPLACE "_BASE_URL" "_API_KEY" key "${setting}")
+      unset(${setting} CACHE)
+      message(FATAL_ERROR "kernelgen: ${setting} holds credentials (user:password@ before the host), which would "
+        "go on the build step's command line and stay in CMakeCache.txt; kernelgen removed it from the cache.\n"
+        "  Fix: set ${setting} without them, and put the key in ${key} in the environment or a .env file.")
+    endif()
     if(NOT "${${setting}}" STREQUAL "")
       list(APPEND flags --set "${setting}=${${setting}}")
     endif()

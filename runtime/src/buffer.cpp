@@ -1,7 +1,9 @@
 #include "kernelgen/buffer.hpp"
 
 #include <atomic>
+#include <cstdio>
 #include <cstring>
+#include <exception>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -16,6 +18,9 @@ namespace kernelgen {
 namespace {
 
 void check_range(std::size_t offset, std::size_t bytes, std::size_t size, const char* what) {
+  if (size == 0 && bytes > 0)
+    throw std::out_of_range(std::string("kernelgen: ") + what + " of " + std::to_string(bytes) +
+                            " bytes into an empty Buffer (one moved from); use the Buffer it was moved to");
   if (offset > size || bytes > size - offset)
     throw std::out_of_range(std::string("kernelgen: ") + what + " of " + std::to_string(bytes) + " bytes at offset " +
                             std::to_string(offset) + " exceeds the buffer's " + std::to_string(size) + " bytes");
@@ -43,9 +48,10 @@ Buffer::Buffer(Device& device, std::size_t bytes) : device_(&device), bytes_(byt
 
 Buffer::~Buffer() { release(); }
 
+// A moved-from Buffer is empty: size 0 and no VkBuffer, so nothing can bind or copy what it no longer owns.
 Buffer::Buffer(Buffer&& other) noexcept
     : device_(other.device_),
-      bytes_(other.bytes_),
+      bytes_(std::exchange(other.bytes_, 0)),
       id_(std::exchange(other.id_, 0)),
       buffer_(std::exchange(other.buffer_, VK_NULL_HANDLE)),
       memory_(std::exchange(other.memory_, VK_NULL_HANDLE)),
@@ -58,7 +64,7 @@ Buffer& Buffer::operator=(Buffer&& other) noexcept {
   if (this != &other) {
     release();
     device_ = other.device_;
-    bytes_ = other.bytes_;
+    bytes_ = std::exchange(other.bytes_, 0);
     id_ = std::exchange(other.id_, 0);
     buffer_ = std::exchange(other.buffer_, VK_NULL_HANDLE);
     memory_ = std::exchange(other.memory_, VK_NULL_HANDLE);
@@ -73,17 +79,35 @@ Buffer& Buffer::operator=(Buffer&& other) noexcept {
 void Buffer::release() {
   if (!buffer_) return;
   // Work that still uses the buffer ends first: submissions of sequences that recorded it, staged copies.
-  // Errors here (a lost device) cannot leave a destructor; the next call on the device reports them.
-  try {
-    device_->buffer_watchers()->buffer_died(id_);
-    DeviceInternals::transfers(*device_).buffer_dying(buffer_);
-  } catch (...) {
-  }
-  DeviceInternals::memory(*device_).destroy_buffer(
-      {buffer_, MemoryRange{memory_, memory_offset_, memory_bytes_, nullptr, dedicated_}});
+  // Each step runs even when one before it failed (a lost device), so the memory always goes back. An error
+  // cannot leave a destructor: the first goes to stderr, and the next call on the device reports a lost
+  // device again.
+  std::exception_ptr first_error;
+  const auto step = [&](auto&& action) {
+    try {
+      action();
+    } catch (...) {
+      if (!first_error) first_error = std::current_exception();
+    }
+  };
+  step([&] { device_->buffer_watchers()->buffer_died(id_); });
+  step([&] { DeviceInternals::transfers(*device_).buffer_dying(buffer_); });
+  step([&] {
+    DeviceInternals::memory(*device_).destroy_buffer(
+        {buffer_, MemoryRange{memory_, memory_offset_, memory_bytes_, nullptr, dedicated_}});
+  });
   buffer_ = VK_NULL_HANDLE;
   memory_ = VK_NULL_HANDLE;
   mapped_ = nullptr;
+  if (first_error) {
+    try {
+      std::rethrow_exception(first_error);
+    } catch (const std::exception& error) {
+      std::fprintf(stderr, "kernelgen: destroying a Buffer of %zu bytes: %s\n", bytes_, error.what());
+    } catch (...) {
+      std::fprintf(stderr, "kernelgen: destroying a Buffer of %zu bytes: an unknown error\n", bytes_);
+    }
+  }
 }
 
 void Buffer::upload(const void* data, std::size_t bytes, std::size_t offset) {

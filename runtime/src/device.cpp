@@ -1,11 +1,12 @@
 #include "kernelgen/device.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -628,8 +629,17 @@ void BufferWatchers::buffer_died(uint64_t id) {
   const std::lock_guard<std::mutex> lock(mutex_);
   // Sequences first: a submission still using the buffer, and so its descriptor sets, must end before the
   // kernels free those sets.
-  for (Sequence* sequence : sequences_) sequence->forget_buffer(id);
+  // Every one hears of it, even after one failed (a lost device); then the first error goes on.
+  std::exception_ptr first_error;
+  for (Sequence* sequence : sequences_) {
+    try {
+      sequence->forget_buffer(id);
+    } catch (...) {
+      if (!first_error) first_error = std::current_exception();
+    }
+  }
   for (Kernel* kernel : kernels_) kernel->forget_buffer(id);
+  if (first_error) std::rethrow_exception(first_error);
 }
 
 const std::shared_ptr<BufferWatchers>& Device::buffer_watchers() const { return impl_->watchers; }
@@ -667,6 +677,9 @@ void Device::flush_uploads() const {
 
 DeviceMemory& DeviceInternals::memory(const Device& device) { return *device.impl_->memory; }
 Transfers& DeviceInternals::transfers(const Device& device) { return *device.impl_->transfers; }
+Queue& DeviceInternals::queue(const Device& device) {
+  return *device.impl_->submissions;
+}
 VkPipelineCache DeviceInternals::pipeline_cache(const Device& device) { return device.impl_->pipeline_cache; }
 
 }  // namespace kernelgen

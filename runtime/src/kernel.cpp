@@ -152,10 +152,11 @@ void Kernel::release() {
   module_ = VK_NULL_HANDLE;
 }
 
-VkDescriptorSet Kernel::descriptor_set(std::span<const VkBuffer> buffers, std::span<const uint64_t> identity) {
-  std::pair<bool, std::vector<uint64_t>> key{!identity.empty(), {identity.begin(), identity.end()}};
+VkDescriptorSet Kernel::descriptor_set(std::span<const VkBuffer> buffers, std::span<const uint64_t> identity,
+                                       std::span<const uint64_t> ranges) {
+  SetKey key{!identity.empty(), {identity.begin(), identity.end()}, {ranges.begin(), ranges.end()}};
   if (identity.empty())
-    for (VkBuffer buffer : buffers) key.second.push_back(reinterpret_cast<uint64_t>(buffer));
+    for (VkBuffer buffer : buffers) std::get<1>(key).push_back(reinterpret_cast<uint64_t>(buffer));
   const std::lock_guard<std::mutex> lock(*sets_mutex_);
   if (auto found = sets_.find(key); found != sets_.end()) return found->second.set;
 
@@ -185,7 +186,7 @@ VkDescriptorSet Kernel::descriptor_set(std::span<const VkBuffer> buffers, std::s
   std::vector<VkDescriptorBufferInfo> infos(binding_count_);
   std::vector<VkWriteDescriptorSet> writes(binding_count_);
   for (uint32_t i = 0; i < binding_count_; ++i) {
-    infos[i] = {buffers[i], 0, VK_WHOLE_SIZE};
+    infos[i] = {buffers[i], 0, ranges.empty() ? VK_WHOLE_SIZE : ranges[i]};
     writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
     writes[i].dstSet = set;
     writes[i].dstBinding = i;
@@ -205,7 +206,9 @@ void Kernel::forget(VkBuffer buffer) { forget_if(false, reinterpret_cast<uint64_
 void Kernel::forget_if(bool identities_given, uint64_t key) {
   const std::lock_guard<std::mutex> lock(*sets_mutex_);
   for (auto entry = sets_.begin(); entry != sets_.end();) {
-    const auto& [given, keys] = entry->first;
+    // A set names a buffer whatever range of it it binds.
+    const bool given = std::get<0>(entry->first);
+    const std::vector<uint64_t>& keys = std::get<1>(entry->first);
     if (given == identities_given && std::find(keys.begin(), keys.end(), key) != keys.end()) {
       vkFreeDescriptorSets(device_, entry->second.pool, 1, &entry->second.set);
       entry = sets_.erase(entry);
@@ -221,7 +224,8 @@ std::size_t Kernel::cached_descriptor_sets() const {
 }
 
 void Kernel::record(VkCommandBuffer command_buffer, std::span<const VkBuffer> buffers, Grid grid,
-                    std::span<const uint32_t> dims, std::span<const uint64_t> identity) {
+                    std::span<const uint32_t> dims, std::span<const uint64_t> identity,
+                    std::span<const uint64_t> ranges) {
   if (buffers.size() != binding_count_)
     throw std::invalid_argument("kernelgen: the kernel takes " + std::to_string(binding_count_) + " buffers, got " +
                                 std::to_string(buffers.size()));
@@ -230,7 +234,15 @@ void Kernel::record(VkCommandBuffer command_buffer, std::span<const VkBuffer> bu
                                 std::to_string(dims.size()));
   if (!identity.empty() && identity.size() != buffers.size())
     throw std::invalid_argument("kernelgen: one identity per buffer, got " + std::to_string(identity.size()));
-  const VkDescriptorSet set = descriptor_set(buffers, identity);
+  if (!ranges.empty() && ranges.size() != buffers.size())
+    throw std::invalid_argument("kernelgen: one range per buffer, got " + std::to_string(ranges.size()));
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    if (!buffers[i])
+      throw std::invalid_argument("kernelgen: buffer " + std::to_string(i) + " is VK_NULL_HANDLE");
+    if (!ranges.empty() && ranges[i] == 0)
+      throw std::invalid_argument("kernelgen: binding " + std::to_string(i) + " has a range of 0 bytes");
+  }
+  const VkDescriptorSet set = descriptor_set(buffers, identity, ranges);
   vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_);
   vkCmdBindDescriptorSets(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_layout_, 0, 1, &set, 0, nullptr);
   if (dim_count_ > 0)

@@ -1,8 +1,11 @@
 #include "kernelgen/sequence.hpp"
 
 #include <algorithm>
+#include <array>
+#include <exception>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "barriers.hpp"
 #include "device_internals.hpp"
@@ -26,6 +29,18 @@ std::string unbindable_buffer(std::span<const uint64_t> sizes, const DeviceInfo&
              device.name + " can bind to a kernel at once (maxStorageBufferRange " +
              std::to_string(device.max_storage_buffer_range) + " bytes); use smaller tensors, e.g. a smaller size "
              "of the op's dims per call";
+  return "";
+}
+
+std::string undispatchable_grid(Grid grid, const DeviceInfo& device) {
+  const std::array<uint32_t, 3> counts{grid.x, grid.y, grid.z};
+  const auto& limit = device.max_workgroup_count;
+  for (size_t i = 0; i < counts.size(); ++i)
+    if (limit[i] > 0 && counts[i] > limit[i])
+      return "grid " + std::to_string(grid.x) + " x " + std::to_string(grid.y) + " x " +
+             std::to_string(grid.z) + " workgroups is more than " + device.name +
+             " dispatches at once (maxComputeWorkGroupCount " + std::to_string(limit[0]) + " x " +
+             std::to_string(limit[1]) + " x " + std::to_string(limit[2]) + "); use smaller dims per call";
   return "";
 }
 
@@ -77,9 +92,19 @@ void Sequence::wait_for_submissions() {
 void Sequence::forget_buffer(uint64_t id) {
   const std::lock_guard<std::mutex> lock(mutex_);
   if (std::find(recorded_ids_.begin(), recorded_ids_.end(), id) == recorded_ids_.end()) return;
-  for (const auto& work : submitted_) work->wait();
-  submitted_.clear();
+  // Stale before anything can fail: a wait that throws (a lost device) must not leave the recording
+  // submittable with a dead buffer in it.
   stale_ = "kernelgen: a Buffer this Sequence recorded was destroyed; reset() it and record again";
+  const std::vector<std::shared_ptr<SubmittedWork>> submitted = std::exchange(submitted_, {});
+  std::exception_ptr first_error;
+  for (const auto& work : submitted) {
+    try {
+      work->wait();
+    } catch (...) {
+      if (!first_error) first_error = std::current_exception();
+    }
+  }
+  if (first_error) std::rethrow_exception(first_error);
 }
 
 void Sequence::begin_if_needed() {
@@ -113,7 +138,7 @@ void Sequence::order_after_conflicts(std::span<const uint64_t> ids, const std::v
 }
 
 Sequence& Sequence::dispatch(Kernel& kernel, const std::vector<const Buffer*>& buffers, Grid grid,
-                             std::span<const uint32_t> dims) {
+                             std::span<const uint32_t> dims, std::span<const uint64_t> ranges) {
   std::vector<VkBuffer> handles;
   std::vector<uint64_t> identity, sizes;
   std::vector<bool> writes;
@@ -121,22 +146,39 @@ Sequence& Sequence::dispatch(Kernel& kernel, const std::vector<const Buffer*>& b
   if (buffers.size() != kernel.binding_count())
     throw std::invalid_argument("kernelgen: the kernel takes " + std::to_string(kernel.binding_count()) +
                                 " buffers, got " + std::to_string(buffers.size()));
+  if (!ranges.empty() && ranges.size() != buffers.size())
+    throw std::invalid_argument("kernelgen: one range per buffer, got " + std::to_string(ranges.size()) +
+                                " for " + std::to_string(buffers.size()) + " buffers");
   for (uint32_t i = 0; i < buffers.size(); ++i) {
-    if (!buffers[i]) throw std::invalid_argument("kernelgen: buffer " + std::to_string(i) + " is null");
+    const std::string buffer = "kernelgen: buffer " + std::to_string(i);
+    if (!buffers[i]) throw std::invalid_argument(buffer + " is null");
+    if (!buffers[i]->vk_buffer())
+      throw std::invalid_argument(buffer +
+                                  " is empty (a Buffer moved from); pass the Buffer it was moved to");
+    const uint64_t bound = ranges.empty() ? buffers[i]->size() : ranges[i];
+    if (bound == 0 || bound > buffers[i]->size())
+      throw std::invalid_argument(buffer + ": a range of " + std::to_string(bound) +
+                                  " bytes, but the buffer holds " + std::to_string(buffers[i]->size()) +
+                                  "; bind from 1 byte up to its size");
     handles.push_back(buffers[i]->vk_buffer());
     identity.push_back(buffers[i]->id());
-    sizes.push_back(buffers[i]->size());
+    sizes.push_back(bound);
     writes.push_back(kernel.writes(i));
   }
   if (const std::string problem = unbindable_buffer(sizes, device_->info()); !problem.empty())
     throw std::invalid_argument(problem);
+  if (const std::string problem = undispatchable_grid(grid, device_->info()); !problem.empty())
+    throw std::invalid_argument("kernelgen: a dispatch of " + problem);
   begin_if_needed();
   order_after_conflicts(identity, writes);
-  kernel.record(command_buffer_, handles, grid, dims, identity);
+  kernel.record(command_buffer_, handles, grid, dims, identity, ranges);
   return *this;
 }
 
 Sequence& Sequence::fill(const Buffer& buffer, uint32_t word) {
+  if (!buffer.vk_buffer())
+    throw std::invalid_argument(
+        "kernelgen: fill of an empty Buffer (one moved from); fill the Buffer it was moved to");
   begin_if_needed();
   const uint64_t id = buffer.id();
   order_after_conflicts(std::span<const uint64_t>(&id, 1), {true});

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <thread>
+#include <utility>
 
 #include "kernelgen/submission.hpp"
 #include "vk_check.hpp"
@@ -48,6 +49,9 @@ void SubmittedWork::finish() {
   fences_->give_back(fence_);
   fence_ = VK_NULL_HANDLE;
   done_ = true;
+  if (injected_failure_ != VK_SUCCESS)
+    throw VulkanError(std::exchange(injected_failure_, VK_SUCCESS),
+                      "waiting for work on " + fences_->device_name());
 }
 
 bool SubmittedWork::ready() {
@@ -95,15 +99,28 @@ std::shared_ptr<SubmittedWork> Queue::submit(std::span<const VkCommandBuffer> co
   submit.commandBufferCount = static_cast<uint32_t>(command_buffers.size());
   submit.pCommandBuffers = command_buffers.data();
   VkResult result;
+  VkResult wait_failure;
   {
     const std::lock_guard<std::mutex> lock(mutex_);
-    result = vkQueueSubmit(queue_, 1, &submit, fence);
+    result = std::exchange(next_submit_failure_, VK_SUCCESS);
+    if (result == VK_SUCCESS) result = vkQueueSubmit(queue_, 1, &submit, fence);
+    wait_failure = result == VK_SUCCESS ? std::exchange(next_wait_failure_, VK_SUCCESS) : VK_SUCCESS;
   }
   if (result != VK_SUCCESS) {
     fences_->give_back(fence);
     throw VulkanError(result, "submitting work to " + fences_->device_name());
   }
-  return std::make_shared<SubmittedWork>(fences_, fence);
+  return std::make_shared<SubmittedWork>(fences_, fence, wait_failure);
+}
+
+void Queue::fail_next_submit(VkResult result) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  next_submit_failure_ = result;
+}
+
+void Queue::fail_next_wait(VkResult result) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  next_wait_failure_ = result;
 }
 
 Submission::~Submission() {

@@ -47,7 +47,9 @@ class FencePool {
 // memory before it is overwritten). Thread-safe.
 class SubmittedWork {
  public:
-  SubmittedWork(std::shared_ptr<FencePool> fences, VkFence fence) : fences_(std::move(fences)), fence_(fence) {}
+  // `injected_failure`: a test's fault (Queue::fail_next_wait), reported once the fence has signalled.
+  SubmittedWork(std::shared_ptr<FencePool> fences, VkFence fence, VkResult injected_failure = VK_SUCCESS)
+      : fences_(std::move(fences)), fence_(fence), injected_failure_(injected_failure) {}
   SubmittedWork(const SubmittedWork&) = delete;
   SubmittedWork& operator=(const SubmittedWork&) = delete;
 
@@ -60,6 +62,7 @@ class SubmittedWork {
   std::mutex mutex_;
   std::shared_ptr<FencePool> fences_;
   VkFence fence_;
+  VkResult injected_failure_;
   std::atomic<bool> done_{false};
 };
 
@@ -74,10 +77,18 @@ class Queue {
   // After the device has gone idle, before it is destroyed.
   void close() { fences_->close(); }
 
+  // Fault injection for tests (tests/runtime/faults_test.cpp): the next submit fails with `result` instead of
+  // calling vkQueueSubmit, or the next submission's wait reports `result` once its work has finished, as a
+  // driver reports a lost device.
+  void fail_next_submit(VkResult result);
+  void fail_next_wait(VkResult result);
+
  private:
   std::mutex mutex_;
   VkQueue queue_;
   std::shared_ptr<FencePool> fences_;
+  VkResult next_submit_failure_ = VK_SUCCESS;  // guarded by mutex_
+  VkResult next_wait_failure_ = VK_SUCCESS;    // guarded by mutex_
 };
 
 }  // namespace kernelgen

@@ -220,6 +220,34 @@ TEST(Settings, PlainHttpWithoutAKeyIsAllowedAnywhere) {
   EXPECT_EQ(resolve_settings("openai/qwen2.5-coder", sources).base_url, "http://gpu-box.lan:8000/v1");
 }
 
+// Credentials in a base URL would travel wherever the URL goes (command lines, CMakeCache.txt, messages):
+// they are refused from every source, with or without a key, and the message names the setting, never the
+// password.
+TEST(Settings, BaseUrlHoldingCredentialsIsRefusedPointingToTheKeyVariable) {
+  for (const std::string url :
+       {"https://user:pass-SECRET@gateway.example.com/v1", "https://token-SECRET@gateway.example.com/v1",
+        "http://u:p-SECRET@localhost:8000/v1", "user:pass-SECRET@gateway.example.com/v1"}) {
+    SCOPED_TRACE(url);
+    SettingSources from_environment;
+    from_environment.environment = environment({{"OPENAI_BASE_URL", url}});
+    SettingSources from_cmake;
+    from_cmake.explicit_values = {{"OPENAI_BASE_URL", url}};
+    SettingSources from_dotenv;
+    from_dotenv.dotenv = {{"OPENAI_BASE_URL", url}, {"OPENAI_API_KEY", "sk-dotenv"}};
+    for (const SettingSources* sources : {&from_environment, &from_cmake, &from_dotenv})
+      EXPECT_THAT(resolve_error("openai/qwen2.5-coder", *sources),
+                  AllOf(HasSubstr("OPENAI_BASE_URL holds credentials"),
+                        HasSubstr("put the key in OPENAI_API_KEY"), Not(HasSubstr("SECRET"))));
+  }
+  EXPECT_THAT(resolve_error("anthropic/claude-sonnet-4-5",
+                            key_and_url("ANTHROPIC", "https://me:pw-SECRET@gateway.example.com")),
+              AllOf(HasSubstr("ANTHROPIC_BASE_URL holds credentials"), Not(HasSubstr("SECRET"))));
+  EXPECT_EQ(resolve_settings("openai/gpt-4o", key_and_url("OPENAI", "https://gateway.example.com/v1?at=a@b"))
+                .api_key,
+            "sk-wire-SECRET")
+      << "an @ after the host is no credential";
+}
+
 TEST(Settings, EveryApiKeyIsASecretAndNothingElse) {
   for (const char* name : {"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "MISTRAL_API_KEY"})
     EXPECT_TRUE(is_secret_setting(name)) << name;

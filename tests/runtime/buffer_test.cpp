@@ -115,5 +115,35 @@ TEST_F(BufferTest, MovingTransfersTheBufferAndItsContents) {
   EXPECT_EQ(third.download<uint32_t>(), ramp(8));
 }
 
+// A moved-from Buffer owns nothing and says so: a size it no longer has would let it pass for a tensor's
+// buffer and bind a null descriptor.
+TEST_F(BufferTest, AMovedFromBufferIsEmpty) {
+  Buffer first(device, 64);
+  Buffer second(std::move(first));
+  EXPECT_EQ(first.size(), 0u);
+  EXPECT_EQ(first.vk_buffer(), VK_NULL_HANDLE);
+  EXPECT_EQ(first.download<uint32_t>(), std::vector<uint32_t>{});
+
+  Buffer third(device, 4);
+  third = std::move(second);
+  EXPECT_EQ(second.size(), 0u);
+  EXPECT_EQ(second.vk_buffer(), VK_NULL_HANDLE);
+  EXPECT_EQ(third.size(), 64u);
+}
+
+TEST_F(BufferTest, TransfersWithAMovedFromBufferThrowSayingItWasMovedFrom) {
+  Buffer first(device, 64);
+  Buffer second(std::move(first));
+  const std::vector<uint32_t> words(4);
+  try {
+    first.upload(std::span<const uint32_t>(words));
+    FAIL() << "uploaded into a moved-from buffer";
+  } catch (const std::out_of_range& error) {
+    EXPECT_THAT(error.what(), HasSubstr("an empty Buffer (one moved from)"));
+  }
+  std::vector<uint32_t> back(4);
+  EXPECT_THROW(first.download(back.data(), 16), std::out_of_range);
+}
+
 }  // namespace
 }  // namespace kernelgen

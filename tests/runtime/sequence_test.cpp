@@ -5,8 +5,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "kernelgen/buffer.hpp"
@@ -77,6 +79,63 @@ TEST_F(SequenceTest, SubmittingAnEmptySequenceDoesNothing) {
   Sequence sequence(device);
   EXPECT_NO_THROW(sequence.run());
   EXPECT_EQ(sequence.timestamp_count(), 0u);
+}
+
+// What a kernel's .length() counts is the range bound, so a dispatch bound at a tensor's bytes never writes
+// the rest of a larger buffer; the same buffers at another range get a descriptor set of their own.
+TEST_F(SequenceTest, ADispatchBindsEachBufferAtItsRange) {
+  Kernel ones_to_length(device, test::spirv_of(test::kOnesToLength), 2);
+  upload(b, -1.0f);
+  const std::vector<uint64_t> ranges{kCount * 4, 100 * 4};
+  Sequence sequence(device);
+  sequence.dispatch(ones_to_length, {&a, &b}, Grid{}, {}, ranges).run();
+  std::vector<float> expected = all(-1.0f);
+  std::fill(expected.begin(), expected.begin() + 100, 1.0f);
+  EXPECT_EQ(b.download<float>(), expected);
+
+  const std::vector<uint64_t> more{kCount * 4, 200 * 4};
+  sequence.reset();
+  sequence.dispatch(ones_to_length, {&a, &b}, Grid{}, {}, more).run();
+  std::fill(expected.begin(), expected.begin() + 200, 1.0f);
+  EXPECT_EQ(b.download<float>(), expected);
+  EXPECT_EQ(ones_to_length.cached_descriptor_sets(), 2u);
+}
+
+TEST_F(SequenceTest, ARangeOutsideItsBufferIsRefused) {
+  Sequence sequence(device);
+  const std::vector<uint64_t> too_long{kCount * 4, kCount * 4 + 4};
+  EXPECT_THAT(
+      [&] {
+        sequence.dispatch(add_one, {&a, &b}, kGrid, {}, too_long);
+      },
+      ::testing::ThrowsMessage<std::invalid_argument>(
+          ::testing::HasSubstr("buffer 1: a range of 4004 bytes, but the buffer holds 4000")));
+  const std::vector<uint64_t> empty{kCount * 4, 0};
+  EXPECT_THROW(sequence.dispatch(add_one, {&a, &b}, kGrid, {}, empty), std::invalid_argument);
+}
+
+TEST_F(SequenceTest, AMovedFromBufferCannotBeBound) {
+  const Buffer moved_to(std::move(b));
+  Sequence sequence(device);
+  EXPECT_THAT(
+      [&] {
+        sequence.dispatch(add_one, {&a, &b}, kGrid);
+      },
+      ::testing::ThrowsMessage<std::invalid_argument>(
+          ::testing::HasSubstr("buffer 1 is empty (a Buffer moved from)")));
+  EXPECT_THROW(sequence.fill(b, 0), std::invalid_argument);
+}
+
+TEST_F(SequenceTest, AGridBeyondTheDevicesWorkgroupCountIsRefused) {
+  const uint32_t limit = device.info().max_workgroup_count[2];
+  if (limit == UINT32_MAX) GTEST_SKIP() << device.info().name << " dispatches any grid";
+  Sequence sequence(device);
+  EXPECT_THAT(
+      [&] {
+        sequence.dispatch(add_one, {&a, &b}, Grid{1, 1, limit + 1});
+      },
+      ::testing::ThrowsMessage<std::invalid_argument>(::testing::HasSubstr(
+          "grid 1 x 1 x " + std::to_string(limit + 1) + " workgroups is more than " + device.info().name)));
 }
 
 class SequenceTimestamps : public SequenceTest {
@@ -159,6 +218,17 @@ TEST(UnbindableBuffer, NamesABufferBeyondTheDevicesStorageBufferRange) {
   EXPECT_THAT(unbindable_buffer(too_large, device),
               ::testing::HasSubstr("buffer 1 holds 134217732 bytes, more than Tiny GPU can bind to a kernel at once "
                                    "(maxStorageBufferRange 134217728 bytes)"));
+}
+
+TEST(UndispatchableGrid, NamesTheGridAndTheDevicesLimit) {
+  DeviceInfo device;
+  device.name = "Tiny GPU";
+  device.max_workgroup_count = {65535, 65535, 65535};
+  EXPECT_EQ(undispatchable_grid(Grid{65535, 1, 65535}, device), "");
+  EXPECT_EQ(
+      undispatchable_grid(Grid{1, 1, 65536}, device),
+      "grid 1 x 1 x 65536 workgroups is more than Tiny GPU dispatches at once (maxComputeWorkGroupCount "
+      "65535 x 65535 x 65535); use smaller dims per call");
 }
 
 TEST(DeviceInfoForTimestamps, AQueueWithTimestampsReportsItsValidBits) {

@@ -26,6 +26,17 @@ void main() {
 }
 )";
 
+// out[i] = 1 for every element of `out` its binding holds (out.length()), by one workgroup of 64 invocations:
+// shows how much of a buffer a dispatch binds.
+inline const std::string kOnesToLength = R"(#version 450
+layout(local_size_x = 64) in;
+layout(set = 0, binding = 0, std430) readonly buffer In { float in_values[]; };
+layout(set = 0, binding = 1, std430) writeonly buffer Out { float out_values[]; };
+void main() {
+  for (uint i = gl_GlobalInvocationID.x; i < out_values.length(); i += 64u) out_values[i] = 1.0;
+}
+)";
+
 }  // namespace kernelgen::test
 
 namespace kernelgen::test {

@@ -102,6 +102,22 @@ std::optional<UrlParts> url_parts(const std::string& url) {
   return parts;
 }
 
+// Whether the URL names a user or password before its host (https://user:pass@host/): credentials that would
+// travel wherever the URL goes (command lines, CMakeCache.txt, error messages).
+bool has_credentials(const std::string& url) {
+  const std::unique_ptr<CURLU, decltype(&curl_url_cleanup)> handle(curl_url(), curl_url_cleanup);
+  if (!handle || curl_url_set(handle.get(), CURLUPART_URL, url.c_str(), CURLU_GUESS_SCHEME) != CURLUE_OK)
+    return url.find('@') != std::string::npos;  // not a URL curl reads: refuse any that might hold some
+  for (CURLUPart part : {CURLUPART_USER, CURLUPART_PASSWORD}) {
+    char* value = nullptr;
+    if (curl_url_get(handle.get(), part, &value, 0) == CURLUE_OK) {
+      curl_free(value);
+      return true;
+    }
+  }
+  return false;
+}
+
 // A host whose traffic never leaves this machine. libcurl resolves "localhost" itself, to loopback.
 bool is_loopback(std::string host) {
   if (host == "localhost") return true;
@@ -158,6 +174,14 @@ ProviderSettings resolve_settings(const std::string& model, const SettingSources
                                 "OpenAI-compatible server is openai/<model> with OPENAI_BASE_URL)");
   const std::string prefix(known->settings_prefix);
   settings.base_url = sources.get(prefix + "_BASE_URL").value_or("");
+  // Named, never shown: the message must not carry the password on.
+  if (has_credentials(settings.base_url))
+    throw std::invalid_argument(
+        prefix +
+        "_BASE_URL holds credentials (user:password@ before the host), which a "
+        "URL carries into command lines, CMakeCache.txt and messages. Remove them from the "
+        "URL and put the key in " +
+        prefix + "_API_KEY (environment or .env)");
   settings.api_key = sources.get(prefix + "_API_KEY").value_or("");
   if (settings.api_key.empty() && is_providers_own_api(settings.base_url, *known))
     throw std::invalid_argument("model " + model + " needs " + prefix +

@@ -18,6 +18,9 @@ class Device;
 // Neither waits for submitted work using the buffer: wait for a Submission before reading what it wrote or
 // uploading over what it reads. Destroying a Buffer waits for the submissions still using it. Different
 // buffers may be used on different threads at once.
+//
+// A moved-from Buffer is empty: size() 0, vk_buffer() null, id() 0. Binding it to a kernel throws
+// std::invalid_argument, and uploading to or downloading from it std::out_of_range.
 class Buffer {
  public:
   Buffer(Device& device, std::size_t bytes);

@@ -23,9 +23,12 @@ struct DeviceInfo;
 // above are undefined, and the counter wraps at 2^valid_bits.
 uint64_t timestamp_ticks(uint64_t from, uint64_t to, uint32_t valid_bits);
 
-// Why `buffers` cannot be bound whole to a kernel on this device (one larger than maxStorageBufferRange), or
-// an empty string.
+// Why ranges of these sizes cannot be bound to a kernel on this device (one larger than
+// maxStorageBufferRange), or an empty string.
 std::string unbindable_buffer(std::span<const uint64_t> sizes, const DeviceInfo& device);
+
+// Why this device cannot dispatch `grid` (a count above its maxComputeWorkGroupCount), or an empty string.
+std::string undispatchable_grid(Grid grid, const DeviceInfo& device);
 
 // Several dispatches recorded into one command buffer and submitted once. A recorded sequence can be
 // submitted again as it is, also while an earlier submission of it still runs (one holding timestamps waits
@@ -46,9 +49,12 @@ class Sequence {
   Sequence& operator=(const Sequence&) = delete;
 
   // Records a dispatch. `dims`: the values of the kernel's symbolic dims (Kernel::dim_count() of them),
-  // pushed as push constants.
+  // pushed as push constants. `ranges`: the bytes bound of each buffer from offset 0 (what a kernel's
+  // `.length()` counts), each at most its buffer's size; empty: each buffer whole. Throws
+  // std::invalid_argument for a null or empty (moved-from) buffer, a range outside its buffer, or a grid the
+  // device cannot dispatch.
   Sequence& dispatch(Kernel& kernel, const std::vector<const Buffer*>& buffers, Grid grid,
-                     std::span<const uint32_t> dims = {});
+                     std::span<const uint32_t> dims = {}, std::span<const uint64_t> ranges = {});
   // Records a GPU timestamp after all previous work; read it back with elapsed_ns() after submit().
   Sequence& timestamp();
   // Fills the whole buffer with a 32-bit pattern.

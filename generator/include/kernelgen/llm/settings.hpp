@@ -26,7 +26,8 @@ struct SettingSources {
 // gemini/gemini-2.5-flash, openai/qwen2.5-coder with OPENAI_BASE_URL pointing at Ollama,
 // replay/<cassette.json>). Throws std::invalid_argument naming what is missing, e.g. the key variable to set,
 // never the key itself; and when the key would travel unencrypted: a base URL that is not https:// and not on
-// this machine (localhost, 127.0.0.0/8, [::1]) needs KERNELGEN_ALLOW_INSECURE_HTTP=1.
+// this machine (localhost, 127.0.0.0/8, [::1]) needs KERNELGEN_ALLOW_INSECURE_HTTP=1; and for a base URL
+// that holds credentials (https://user:pass@host/), which must go in the API key variable instead.
 ProviderSettings resolve_settings(const std::string& model, const SettingSources& sources);
 
 // Whether a setting holds a secret: a provider key, OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or any

@@ -7,7 +7,7 @@
 # output: "cpu_bench_dims": {"n":64,"vocab":5}
 # output: "flops": "n*y"
 # output: struct Dims { uint32_t n = 0; uint32_t y = 0; uint32_t vocab = 0; };
-# output: static std::size_t out_bytes(const Dims& dims) { return out_elements(dims) * 2; }
+# output: static std::size_t out_bytes(const Dims& dims) { return kernelgen::tensor_bytes(name, "out:f16[n,y]", out_shape(dims), 2); }
 kernelgen_add_op(negate
   REFERENCE   negate/reference.cpp
   DESCRIPTION "out[i, j] = -scale[j] * ids[i], with ids in [0, vocab)"

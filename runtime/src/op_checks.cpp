@@ -1,0 +1,85 @@
+#include "kernelgen/op_checks.hpp"
+
+#include <stdexcept>
+#include <string>
+
+#include "kernelgen/buffer.hpp"
+#include "kernelgen/device.hpp"
+#include "kernelgen/sequence.hpp"
+
+namespace kernelgen {
+
+namespace {
+
+std::string op_prefix(std::string_view op) {
+  return "kernelgen::ops::" + std::string(op) + ": ";
+}
+
+std::string values_text(std::span<const int64_t> shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + "]";
+}
+
+[[noreturn]] void too_large(std::string_view op, std::string_view declaration, std::span<const int64_t> shape,
+                            const char* what) {
+  throw std::overflow_error(op_prefix(op) + "tensor " + std::string(declaration) + " at " +
+                            values_text(shape) + " has more " + what +
+                            " than a std::size_t counts; call the op with smaller dims");
+}
+
+}  // namespace
+
+std::size_t tensor_elements(std::string_view op, std::string_view declaration,
+                            std::span<const int64_t> shape) {
+  std::size_t elements = 1;
+  for (int64_t extent : shape)
+    if (extent < 0 || __builtin_mul_overflow(elements, static_cast<uint64_t>(extent), &elements))
+      too_large(op, declaration, shape, "elements");
+  return elements;
+}
+
+std::size_t tensor_bytes(std::string_view op, std::string_view declaration, std::span<const int64_t> shape,
+                         std::size_t element_bytes) {
+  std::size_t bytes = 0;
+  if (__builtin_mul_overflow(tensor_elements(op, declaration, shape), element_bytes, &bytes))
+    too_large(op, declaration, shape, "bytes");
+  return bytes;
+}
+
+void check_op_buffers(std::string_view op, std::span<const OpTensor> tensors,
+                      const std::vector<const Buffer*>& buffers) {
+  if (buffers.size() != tensors.size()) {
+    std::string names;
+    for (const OpTensor& tensor : tensors) names += (names.empty() ? "" : ", ") + std::string(tensor.name);
+    throw std::invalid_argument("kernelgen::ops::" + std::string(op) + " takes " +
+                                std::to_string(tensors.size()) + " buffers (" + names + "), got " +
+                                std::to_string(buffers.size()));
+  }
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const std::string buffer = "buffer " + std::to_string(i) + " (" + tensors[i].name + ")";
+    if (!buffers[i]) throw std::invalid_argument(op_prefix(op) + buffer + " is null");
+    if (buffers[i]->size() < tensors[i].bytes)
+      throw std::invalid_argument(op_prefix(op) + buffer + " must hold at least " +
+                                  std::to_string(tensors[i].bytes) + " bytes, it holds " +
+                                  std::to_string(buffers[i]->size()) +
+                                  (buffers[i]->size() == 0 ? " (a Buffer moved from)" : ""));
+  }
+  for (size_t out = 0; out < tensors.size(); ++out) {
+    if (!tensors[out].output) continue;
+    for (size_t other = 0; other < tensors.size(); ++other)
+      if (other != out && buffers[other]->id() == buffers[out]->id())
+        throw std::invalid_argument(
+            op_prefix(op) + "output " + tensors[out].name + " is the same Buffer as " +
+            (tensors[other].output ? "output " : "input ") + tensors[other].name +
+            "; the kernel may overwrite what it still reads (or two outputs race), so give " +
+            tensors[out].name + " a Buffer of its own");
+  }
+}
+
+void check_op_grid(std::string_view op, Grid grid, const DeviceInfo& device) {
+  if (const std::string problem = undispatchable_grid(grid, device); !problem.empty())
+    throw std::invalid_argument(op_prefix(op) + problem);
+}
+
+}  // namespace kernelgen
