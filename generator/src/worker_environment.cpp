@@ -12,13 +12,13 @@ namespace {
 constexpr std::array<std::string_view, 6> kNames{"PATH", "HOME", "TMPDIR", "LD_LIBRARY_PATH", "LANG", "TZ"};
 
 // clang-format off: one group a line
-constexpr std::array<std::string_view, 22> kPrefixes{
+constexpr std::array<std::string_view, 23> kPrefixes{
     // which device, and how to validate on it
     "KERNELGEN_", "CTEST_RESOURCE_GROUP_",
     // the Vulkan loader (layers, drivers) and where it finds them
     "VK_", "XDG_",
     // the drivers' own settings
-    "MESA_", "LP_", "GALLIUM_", "GALLIVM_", "LIBGL_", "RADV_", "ACO_", "AMD_", "ANV_", "INTEL_", "__GL_", "__NV_",
+    "MESA_", "LP_", "GALLIUM_", "GALLIVM_", "LIBGL_", "RADV_", "ACO_", "AMD_", "ANV_", "INTEL_", "__GL_", "__NV_", "NVIDIA_",
     // the sanitizers' options in instrumented builds, and the locale
     "ASAN_", "UBSAN_", "LSAN_", "TSAN_", "MSAN_", "LC_"};
 // clang-format on

@@ -243,27 +243,31 @@ TEST(IsolatedValidation, AMissingWorkerIsAnErrorNamingIt) {
   }
 }
 
-// The worker runs untrusted kernels: it gets this process's environment, less every provider key. A stand-in
-// worker prints the variables it was given to stderr, which comes back as the verdict's log.
-TEST(IsolatedValidation, TheWorkerInheritsTheEnvironmentLessTheProviderKeys) {
+// The worker runs untrusted kernels: it gets an allowlist of this process's environment (worker_environment.hpp),
+// what Vulkan and the device choice need and no secret. A stand-in worker prints the variables it was given to
+// stderr, which comes back as the verdict's log.
+TEST(IsolatedValidation, TheWorkerGetsWhatVulkanNeedsAndNoSecret) {
   test::ScratchDir dir;
   const std::filesystem::path worker = dir.path() / "print_environment";
-  write_file_atomic(
-      worker,
-      "#!/bin/sh\n"
-      "env | grep -E '^(OPENAI|ANTHROPIC|KERNELGEN_TEST_SERVICE)_API_KEY=|^KERNELGEN_TEST_KEPT=' >&2\n"
-      "exit 1\n");
+  write_file_atomic(worker, "#!/bin/sh\nenv >&2\nexit 1\n");
   std::filesystem::permissions(worker, std::filesystem::perms::owner_all);
   test::ScopedEnv openai("OPENAI_API_KEY", "sk-openai-SECRET");
   test::ScopedEnv anthropic("ANTHROPIC_API_KEY", "sk-ant-SECRET");
   test::ScopedEnv other("KERNELGEN_TEST_SERVICE_API_KEY", "sk-other-SECRET");
+  test::ScopedEnv token("MY_TOKEN", "tok-SECRET");
+  test::ScopedEnv aws("AWS_SECRET_ACCESS_KEY", "aws-SECRET");
+  test::ScopedEnv url("OPENAI_BASE_URL", "https://gateway.example.com/v1");
+  test::ScopedEnv driver("VK_DRIVER_FILES", "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json");
   test::ScopedEnv kept("KERNELGEN_TEST_KEPT", "kept");
 
   const Verdict verdict = evaluate_isolated({worker, kLimit}, relu_spec(), relu(), {1, 0});
   EXPECT_EQ(verdict.status, Status::RUNTIME_ERROR) << describe(verdict);
+  EXPECT_THAT(verdict.log, HasSubstr("VK_DRIVER_FILES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json"));
   EXPECT_THAT(verdict.log, HasSubstr("KERNELGEN_TEST_KEPT=kept"));
   EXPECT_THAT(verdict.log, Not(HasSubstr("SECRET")));
   EXPECT_THAT(verdict.log, Not(HasSubstr("_API_KEY")));
+  EXPECT_THAT(verdict.log, Not(HasSubstr("MY_TOKEN")));
+  EXPECT_THAT(verdict.log, Not(HasSubstr("OPENAI_BASE_URL")));
   EXPECT_EQ(::getenv("OPENAI_API_KEY"), std::string("sk-openai-SECRET")) << "this process keeps its own";
 }
 

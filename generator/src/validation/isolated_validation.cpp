@@ -24,9 +24,9 @@
 #include <stdexcept>
 
 #include "kernelgen/device.hpp"
-#include "kernelgen/llm/settings.hpp"
 #include "kernelgen/validation/evaluate.hpp"
 #include "kernelgen/reference_module.hpp"
+#include "kernelgen/worker_environment.hpp"
 
 extern char** environ;
 
@@ -109,18 +109,6 @@ int request_fd(const std::string& bytes) {
   return fd;
 }
 
-// This process's environment less the provider keys: the worker runs untrusted kernels and asks no model.
-// The entries stay environ's own; the vector only lists those the child gets, null-terminated.
-std::vector<char*> worker_environment() {
-  std::vector<char*> kept;
-  for (char** entry = environ; *entry; ++entry) {
-    const std::string_view variable = *entry;
-    if (!llm::is_secret_setting(variable.substr(0, variable.find('=')))) kept.push_back(*entry);
-  }
-  kept.push_back(nullptr);
-  return kept;
-}
-
 // The child's exit, its stdout and the tail of its stderr.
 struct ChildRun {
   bool timed_out = false;
@@ -159,7 +147,7 @@ ChildRun run_child(const std::filesystem::path& tool, const std::filesystem::pat
   if (!module.empty()) argv.insert(argv.end(), {const_cast<char*>("--reference"), const_cast<char*>(module.c_str())});
   argv.push_back(nullptr);
   pid_t pid = 0;
-  std::vector<char*> environment = worker_environment();
+  std::vector<char*> environment = worker_environment(environ);
   const int spawned = ::posix_spawn(&pid, program.c_str(), &actions, &attributes, argv.data(), environment.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
