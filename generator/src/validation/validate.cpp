@@ -537,8 +537,11 @@ Verdict validate_kernel(Device& device, const OpSpec& spec, ReferenceFunction re
   }
   const std::vector<DimValues> sizes = validation_sizes(spec, interface->local_size, options.base_seed);
   const DimValues stress_size = declared_sizes(spec, interface->local_size).back();
+  // The size whose tensors take the most bytes: a drawn size may be below the ragged one.
+  const DimValues largest = *std::max_element(sizes.begin(), sizes.end(), [&](const DimValues& a, const DimValues& b) {
+    return spec.bytes_at(a) < spec.bytes_at(b);
+  });
   if (!spec.inputs.empty()) {
-    const DimValues& largest = sizes.back();
     const auto a = run_reference(spec, reference, make_case(spec, "uniform", options.base_seed, largest));
     const auto b = run_reference(spec, reference, make_case(spec, "uniform", ~options.base_seed, largest));
     if (a == b)
@@ -587,8 +590,8 @@ Verdict validate_kernel(Device& device, const OpSpec& spec, ReferenceFunction re
     verdict.status = Status::RUNTIME_ERROR;
     verdict.reason = std::string(failure.what()) + " on " + device.info().name;
     if (failure.result() == VK_ERROR_OUT_OF_DEVICE_MEMORY || failure.result() == VK_ERROR_OUT_OF_HOST_MEMORY)
-      verdict.reason += "; its largest size validated, " + dims_text(spec, sizes.back()) + ", needs " +
-                        std::to_string(static_cast<uint64_t>(spec.bytes_at(sizes.back()))) +
+      verdict.reason += "; its largest size validated, " + dims_text(spec, largest) + ", needs " +
+                        std::to_string(static_cast<uint64_t>(spec.bytes_at(largest))) +
                         " bytes of tensors: lower the op's DIMS if the device cannot hold them";
     return verdict;
   } catch (const std::invalid_argument& failure) {
@@ -619,7 +622,7 @@ Verdict validate_kernel(Device& device, const OpSpec& spec, ReferenceFunction re
     // What it computed while timed is checked too: a kernel right at the sizes above and wrong at the timed one
     // would otherwise win on its speed there.
     if (timed) {
-      if (auto wrong = check_timed_outputs(spec, reference, timed->inputs, timed->outputs, sizes.back())) {
+      if (auto wrong = check_timed_outputs(spec, reference, timed->inputs, timed->outputs, largest)) {
         verdict.status = wrong->status;
         verdict.reason = "case timed: " + wrong->detail;
         verdict.cases.push_back(std::move(*wrong));
