@@ -1,5 +1,7 @@
 #include "kernelgen/log_commands.hpp"
 
+#include "kernelgen/optimise/device_peaks.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -262,12 +264,20 @@ std::string report_records(const std::filesystem::path& log_dir) {
             pad(time(row["best_us"]), 13) +
             pad(row["speedup"].is_number() ? format("%.2fx", row["speedup"].get<double>()) : "-", 9) +
             pad(row["fraction_of_peak"].is_number()
-                    ? format("%.1f%%", 100 * row["fraction_of_peak"].get<double>())
+                    ? format("%.1f%%", 100 * row["fraction_of_peak"].get<double>()) +
+                          (row["fraction_of_peak"].get<double>() > kImpossibleFractionOfPeak ? "!" : "")
                     : "-",
                 8) +
             pad(std::to_string(row["tokens"].get<int64_t>()), 10) +
             (row["cost_usd"].is_number() ? format("$%.4f", row["cost_usd"].get<double>()) : "unknown") + "\n";
   }
+  // Timings beyond the device's peaks, which no kernel can reach: each op marked "!" above, said again here.
+  for (const json& row : summary)
+    if (row["fraction_of_peak"].is_number() && row["fraction_of_peak"].get<double>() > kImpossibleFractionOfPeak)
+      text += "! " + row["op"].get<std::string>() + ": its best time is " +
+              format("%.0f%%", 100 * row["fraction_of_peak"].get<double>()) +
+              " of the device's measured peaks: faster than the device can be; does the kernel skip work, or do "
+              "BYTES or FLOPS overstate it?\n";
   return text;
 }
 

@@ -1,5 +1,7 @@
 #include "kernelgen/report_html.hpp"
 
+#include "kernelgen/optimise/device_peaks.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <optional>
@@ -42,6 +44,11 @@ std::string figure(const json& value, const char* pattern, double scale = 1) {
   return value.is_number() && value.get<double>() != 0 ? format(pattern, value.get<double>() * scale) : "-";
 }
 
+// Whether a row's best time is beyond the device's measured peaks (kImpossibleFractionOfPeak).
+bool beyond_peaks(const json& row) {
+  return row["fraction_of_peak"].is_number() && row["fraction_of_peak"].get<double>() > kImpossibleFractionOfPeak;
+}
+
 // A rate with three significant figures at most, and at least one decimal above 1: 233, 4.9, 0.012 (lavapipe
 // moves some ops' bytes at a few MB/s, which "%.1f" would print as 0.0).
 std::string rate(const json& value, const char* unit = "") {
@@ -82,7 +89,10 @@ std::string table(const json& summary) {
              "number") +
         cell(figure(row["best_us"], "%.1f us"), "number", dims.empty() ? "" : "timed at " + dims) +
         cell(rate(row["gbytes_per_second"]), "number") + cell(rate(row["gflops"]), "number") +
-        cell(figure(row["fraction_of_peak"], "%.1f%%", 100), "number") +
+        cell(figure(row["fraction_of_peak"], "%.1f%%", 100) + (beyond_peaks(row) ? "!" : ""), "number",
+             beyond_peaks(row) ? "faster than the device's measured peaks can be: does the kernel skip work, or do "
+                                 "BYTES or FLOPS overstate it?"
+                               : "") +
         cell(figure(row["speedup"], "%.2fx"), "number", "the best kernel against the first correct one") +
         "</tr>\n";
   }

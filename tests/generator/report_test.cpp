@@ -1,6 +1,7 @@
 // `kernelgen report` and `kernelgen show` over a candidate log written the way the search writes it: correction
 // rounds, an optimisation round with its brainstorms (i_ records), and the lineage of an optimised kernel.
 #include "kernelgen/log_commands.hpp"
+#include "kernelgen/optimise/device_peaks.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -253,6 +254,23 @@ TEST_F(CandidateLog, ReportTableShowsTheSpeedupAndPeak) {
   EXPECT_THAT(text, HasSubstr("80%")) << "4 of 5 candidates accepted";
   EXPECT_THAT(text, HasSubstr("2+1")) << "two correction rounds and one optimisation round";
   EXPECT_THAT(text, HasSubstr("$0.0450"));
+}
+
+// A best time beyond the device's measured peaks (above kImpossibleFractionOfPeak) is marked in both reports.
+TEST(Report, ATimeBeyondTheDevicesPeaksIsMarkedImpossible) {
+  const test::ScratchDir dir;
+  write_record(dir.path(), make_record({.timestamp = "2025-01-01T00:00:01.000Z", .median_us = 80.0, .fraction = 1.5}));
+  write_record(dir.path(),
+               make_record({.timestamp = "2025-01-01T00:00:02.000Z", .median_us = 70.0, .fraction = 1.05, .op = "add"}));
+  const std::string text = report_records(dir.path());
+  EXPECT_THAT(text, HasSubstr("150.0%!"));
+  EXPECT_THAT(text, HasSubstr("! relu: its best time is 150% of the device's measured peaks"));
+  EXPECT_THAT(text, HasSubstr("105.0% ")) << "within the harness's margin: not marked";
+  EXPECT_THAT(text, Not(HasSubstr("! add:")));
+  EXPECT_THAT(report_html(dir.path()), HasSubstr("150.0%!"));
+  EXPECT_EQ(impossible_speed(1.05, 100, 0, DevicePeaks{"gpu", 100, 1}), std::nullopt);
+  EXPECT_THAT(impossible_speed(1.5, 150, 0, DevicePeaks{"gpu", 100, 1}).value_or(""),
+              HasSubstr("150.0 GB/s against 100.0"));
 }
 
 // A row is an op and a model: relu searched by two models is two rows, and still one op of the two in the log.

@@ -90,6 +90,17 @@ double fraction_of_peak(const DevicePeaks& peaks, double gbytes_per_second, doub
   return fraction;
 }
 
+std::optional<std::string> impossible_speed(double fraction, double gbytes_per_second, double gflops,
+                                            const DevicePeaks& peaks) {
+  if (!(fraction > kImpossibleFractionOfPeak)) return std::nullopt;
+  char text[320];
+  std::snprintf(text, sizeof text,
+                "%.0f%% of the device's measured peaks (%.1f GB/s against %.1f, %.1f GFLOP/s against %.1f): "
+                "faster than the device can be; does the kernel skip work, or do BYTES or FLOPS overstate it?",
+                100 * fraction, gbytes_per_second, peaks.gbytes_per_second, gflops, peaks.gflops);
+  return std::string(text);
+}
+
 std::string peaks_key(const DeviceInfo& device) {
   return device.name + " | " + device.driver + " | Vulkan " + std::to_string(device.api_version >> 22) + "." +
          std::to_string((device.api_version >> 12) & 0x3ff) + "." + std::to_string(device.api_version & 0xfff);

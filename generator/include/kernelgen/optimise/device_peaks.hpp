@@ -20,6 +20,16 @@ struct DevicePeaks {
 // over the peak FLOP rate.
 double fraction_of_peak(const DevicePeaks& peaks, double gbytes_per_second, double gflops);
 
+// Above this fraction of the measured peaks a timing is not believed: the kernel may skip work the timed
+// output's check did not catch, or the op's BYTES or FLOPS overstate what it does. The search logs a warning
+// and `kernelgen report` marks the op.
+constexpr double kImpossibleFractionOfPeak = 1.1;
+
+// The warning for a timing at `fraction` of the peaks (fraction_of_peak), or nullopt at or below
+// kImpossibleFractionOfPeak.
+std::optional<std::string> impossible_speed(double fraction, double gbytes_per_second, double gflops,
+                                            const DevicePeaks& peaks);
+
 // The cache key: device name, driver and its version, Vulkan version. A new driver is measured again.
 std::string peaks_key(const DeviceInfo& device);
 

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Packs what a GPU machine without Debian's packages needs to run the catalog's replay under the full validation
+# protocol (the GPU, lavapipe beside it, the Khronos validation layer): the kernelgen tool, every op's spec.json
+# and reference module from a build tree, lavapipe's and the layer's libraries with every shared library they
+# and the tool load (less glibc's), and the JSON manifests that point the Vulkan loader at them. The loader itself
+# comes from the device machine's recipe (libvulkan1 and libglvnd). One xz-compressed tar, about 45 MB.
+# Usage: benchmarks/gpu/pack_kit.sh <build dir> <kit.tar.xz>; benchmarks/gpu/replay_full_protocol.sh unpacks it.
+set -euo pipefail
+build=${1:?usage: $0 <build dir> <kit.tar.xz>}
+kit_file=${2:?usage: $0 <build dir> <kit.tar.xz>}
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage/kit/bin" "$stage/kit/lib" "$stage/kit/icd.d" "$stage/kit/explicit_layer.d"
+cp "$build/bin/kernelgen" "$stage/kit/bin/"
+for spec in "$build"/kernelgen/*/spec.json; do
+  op=$(basename "$(dirname "$spec")")
+  mkdir -p "$stage/kit/kernelgen/$op"
+  cp "$spec" "$build/kernelgen/$op/reference.so" "$stage/kit/kernelgen/$op/"
+done
+lvp=/usr/lib/x86_64-linux-gnu/libvulkan_lvp.so
+layer=/usr/lib/x86_64-linux-gnu/libVkLayer_khronos_validation.so
+cp "$lvp" "$layer" "$stage/kit/lib/"
+# Every library they load but glibc's own and the loader's (the device machine's recipe brings libvulkan1).
+ldd "$lvp" "$layer" "$build/bin/kernelgen" | awk '$3 ~ /^\// {print $3}' | sort -u |
+  grep -vE '/(libc|libm|libdl|libpthread|librt|ld-linux-x86-64|libvulkan)\.so' |
+  while read -r library; do cp -L "$library" "$stage/kit/lib/"; done
+cat > "$stage/kit/icd.d/lvp_icd.json" <<'JSON'
+{"file_format_version": "1.0.0", "ICD": {"library_path": "../lib/libvulkan_lvp.so", "api_version": "1.1.230"}}
+JSON
+sed 's#"library_path": *"[^"]*"#"library_path": "../lib/libVkLayer_khronos_validation.so"#' \
+  /usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json > "$stage/kit/explicit_layer.d/VkLayer_khronos_validation.json"
+tar -C "$stage" -cJf "$kit_file" kit
+ls -la "$kit_file"

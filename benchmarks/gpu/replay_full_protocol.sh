@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# On a GPU machine: the catalog's searches replayed from tests/cassettes under the full validation protocol
+# (the GPU, lavapipe beside it and the Khronos layer's GPU-assisted validation; validation/protocol.hpp), then
+# `kernelgen report` and which checked-in kernels the replay would change. Run from the source tree, with the
+# Vulkan loader installed (the device machine's recipe) and the kit that benchmarks/gpu/pack_kit.sh packed.
+# Usage: benchmarks/gpu/replay_full_protocol.sh <kit.tar.xz> <output dir> [op...]
+set -u
+kit_file=${1:?usage: $0 <kit.tar.xz> <output dir> [op...]}
+out=${2:?usage: $0 <kit.tar.xz> <output dir> [op...]}
+shift 2
+mkdir -p "$out/log" "$out/regenerated" /tmp/kernelgen-kit
+tar -C /tmp/kernelgen-kit -xJf "$kit_file"
+kit=/tmp/kernelgen-kit/kit
+nvidia_icd=$(ls /usr/share/vulkan/icd.d/nvidia_icd*.json /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd*.json \
+  /etc/vulkan/icd.d/nvidia_icd*.json 2>/dev/null | head -1)
+export LD_LIBRARY_PATH=$kit/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export VK_DRIVER_FILES=$nvidia_icd:$kit/icd.d/lvp_icd.json VK_ICD_FILENAMES=$nvidia_icd:$kit/icd.d/lvp_icd.json
+export VK_LAYER_PATH=$kit/explicit_layer.d
+# The specs name the source tree they were configured in; point that path here.
+source_dir=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['generated_dir'].rsplit('/generated/', 1)[0])" \
+  "$(ls "$kit"/kernelgen/*/spec.json | head -1)")
+if [[ $source_dir != "$PWD" ]]; then mkdir -p "$(dirname "$source_dir")" && ln -sfn "$PWD" "$source_dir"; fi
+"$kit/bin/kernelgen" devices | tee "$out/devices.txt"
+ops=${*:-$(sed -n 's/^add_subdirectory(\(.*\))$/\1/p' ops/CMakeLists.txt)}
+for op in $ops; do
+  started=$SECONDS
+  "$kit/bin/kernelgen" build-op --spec "$kit/kernelgen/$op/spec.json" --out "$out/regenerated/$op.cpp" \
+    --regenerate --set KERNELGEN_MODEL=replay --cassette-dir tests/cassettes --log-dir "$out/log" \
+    > "$out/regenerated/$op.log" 2>&1 && echo "replayed: $op ($((SECONDS - started)) s)" ||
+    { echo "FAILED: $op ($((SECONDS - started)) s)"; tail -8 "$out/regenerated/$op.log"; }
+done 2>&1 | tee "$out/replay.txt"
+"$kit/bin/kernelgen" report --log-dir "$out/log" | tee "$out/report.txt"
+echo "==== checked-in kernels the replay changed"
+git status --short generated/ | tee "$out/changed.txt"
