@@ -1,6 +1,7 @@
 #include "kernelgen/log_commands.hpp"
 
 #include "kernelgen/optimise/device_peaks.hpp"
+#include "kernelgen/validation/protocol.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -225,6 +226,9 @@ json report_summary(const std::filesystem::path& log_dir) {
                        {"best_record", row.best ? json((*row.best)["file"]) : json()},
                        {"device", timing.contains("device") ? timing["device"] : json()},
                        {"dims", timing.contains("dims") ? timing["dims"] : json()},
+                       {"reduced_validation", row.best && (*row.best)["verdict"].contains("reduced_validation")
+                                                  ? (*row.best)["verdict"]["reduced_validation"]
+                                                  : json::array()},
                        {"gbytes_per_second", rate("gbytes_per_second")},
                        {"gflops", rate("gflops")},
                        {"per_round", per_round},
@@ -271,6 +275,11 @@ std::string report_records(const std::filesystem::path& log_dir) {
             pad(std::to_string(row["tokens"].get<int64_t>()), 10) +
             (row["cost_usd"].is_number() ? format("$%.4f", row["cost_usd"].get<double>()) : "unknown") + "\n";
   }
+  // Kernels validated with less than the full protocol (validation/protocol.hpp), as the build accepted.
+  for (const json& row : summary)
+    if (!row["reduced_validation"].empty())
+      text += "reduced validation: " + row["op"].get<std::string>() + ": " +
+              describe_missing(row["reduced_validation"].get<std::vector<std::string>>()) + "\n";
   // Timings beyond the device's peaks, which no kernel can reach: each op marked "!" above, said again here.
   for (const json& row : summary)
     if (row["fraction_of_peak"].is_number() && row["fraction_of_peak"].get<double>() > kImpossibleFractionOfPeak)

@@ -273,6 +273,17 @@ TEST(Report, ATimeBeyondTheDevicesPeaksIsMarkedImpossible) {
               HasSubstr("150.0 GB/s against 100.0"));
 }
 
+TEST(Report, AKernelValidatedWithLessThanTheFullProtocolSaysWhatWasMissing) {
+  const test::ScratchDir dir;
+  CandidateRecord reduced = make_record({.timestamp = "2025-01-01T00:00:01.000Z", .median_us = 80.0});
+  reduced.verdict.reduced = {"cpu_device"};
+  write_record(dir.path(), reduced);
+  write_record(dir.path(), make_record({.timestamp = "2025-01-01T00:00:02.000Z", .median_us = 70.0, .op = "add"}));
+  const std::string text = report_records(dir.path());
+  EXPECT_THAT(text, HasSubstr("reduced validation: relu: no CPU Vulkan device (lavapipe: mesa-vulkan-drivers)"));
+  EXPECT_THAT(text, Not(HasSubstr("reduced validation: add")));
+}
+
 // A row is an op and a model: relu searched by two models is two rows, and still one op of the two in the log.
 TEST(Report, AnOpThatTwoModelsSearchedIsTwoRowsButOneOp) {
   const test::ScratchDir dir;
