@@ -141,14 +141,19 @@ TEST_F(BuildOp, BudgetForAModelPricedByKernelgenPricesSearches) {
 
 // Without the Khronos layer (here: a VK_LAYER_PATH with none in it) a model's search would run on reduced
 // validation: it stops before asking, naming the package and the setting that accepts it.
+// A model's search for relu whose build sees no Khronos layer: the environment prefix that hides it.
+std::string without_the_layer(const fs::path& scratch) {
+  const fs::path no_layers = scratch / "no_layers";
+  fs::create_directories(no_layers);
+  return "VK_LAYER_PATH=" + no_layers.string() + " VK_ADD_LAYER_PATH=";
+}
+
 TEST_F(BuildOp, AModelsSearchOnReducedValidationStopsNamingWhatIsMissing) {
   server_.set_responder(
       [](const test::ReceivedRequest&, size_t) { return test::openai_reply(test::fenced(test::kReluKernel)); });
-  const fs::path no_layers = dir_.path() / "no_layers";
-  fs::create_directories(no_layers);
   const fs::path spec = spec_with({{"samples", 1}, {"rounds", 1}, {"model", "openai/gpt-4o"}});
   std::string output;
-  EXPECT_EQ(build_op(spec, "", output, "VK_LAYER_PATH=" + no_layers.string() + " VK_ADD_LAYER_PATH="), 1);
+  EXPECT_EQ(build_op(spec, "", output, without_the_layer(dir_.path())), 1);
   EXPECT_THAT(output, AllOf(HasSubstr("op 'relu': validation here would be reduced"),
                             HasSubstr("no Khronos validation layer (vulkan-validationlayers)"),
                             HasSubstr("KERNELGEN_REDUCED_VALIDATION=1")));
@@ -159,13 +164,9 @@ TEST_F(BuildOp, AModelsSearchOnReducedValidationStopsNamingWhatIsMissing) {
 TEST_F(BuildOp, ReducedValidationAcceptedIsRecordedInTheManifest) {
   server_.set_responder(
       [](const test::ReceivedRequest&, size_t) { return test::openai_reply(test::fenced(test::kReluKernel)); });
-  const fs::path no_layers = dir_.path() / "no_layers";
-  fs::create_directories(no_layers);
   const fs::path spec = spec_with({{"samples", 1}, {"rounds", 1}, {"model", "openai/gpt-4o"}});
   std::string output;
-  ASSERT_EQ(build_op(spec, "--set KERNELGEN_REDUCED_VALIDATION=1", output,
-                     "VK_LAYER_PATH=" + no_layers.string() + " VK_ADD_LAYER_PATH="),
-            0)
+  ASSERT_EQ(build_op(spec, "--set KERNELGEN_REDUCED_VALIDATION=1", output, without_the_layer(dir_.path())), 0)
       << output;
   EXPECT_THAT(output, HasSubstr("reduced validation, as KERNELGEN_REDUCED_VALIDATION=1 accepts"));
   const json manifest = json::parse(read_file(dir_.path() / "generated" / "relu" / "manifest.json"));
