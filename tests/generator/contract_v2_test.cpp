@@ -259,6 +259,22 @@ TEST_F(ContractV2, ARejectionAtOneSizeStopsValidationThereAndNamesTheSize) {
   EXPECT_THAT(describe(verdict), HasSubstr("rows=5"));
 }
 
+// A kernel right up to the largest DIMS value and idle past it passes every declared size; the size drawn above
+// DIMS (a prime in 334..666) finds it, whatever the seed.
+TEST_F(ContractV2, AKernelRightOnlyUpToTheLargestDimsFailsAtTheSizeDrawnAboveThem) {
+  const OpSpec spec = rowsum_spec();
+  const std::string idle_above_333 = edited(kernel("rowsum.comp"), "if (r >= dims.rows) return;",
+                                            "if (r >= dims.rows || r >= 333u) return;");
+  const Verdict verdict = evaluate(spec, idle_above_333);
+  ASSERT_FALSE(verdict.passed());
+  EXPECT_EQ(verdict.status, Status::INCORRECT_NUMERICAL);
+  const DimValues drawn = validation_sizes(spec, {64, 1, 1}, verdict.base_seed).back();
+  EXPECT_GT(drawn[0], 333);
+  EXPECT_THAT(verdict.reason, HasSubstr("at " + dims_text(spec, drawn)));
+  for (const char* declared : {"rows=1", "rows=5", "rows=64", "rows=333"})
+    EXPECT_EQ(cases_per_size(verdict).at(declared), kCases) << "passed at " << declared;
+}
+
 // Timed at 5000 rows on a GPU, 2000 on a CPU device: above every size validated, even the drawn ones.
 OpSpec rowsum_timed_spec() {
   return spec_from(R"({"name": "rowsum", "contract": 2,

@@ -206,6 +206,22 @@ TEST_P(EvaluateCatalogKernel, PassesEveryCase) {
 INSTANTIATE_TEST_SUITE_P(Ops, EvaluateCatalogKernel, ::testing::Values("relu", "add", "matmul"),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
+// argmax's checked-in kernel gives -0.0 the key of +0.0; without that line it ranks -0.0 below +0.0, and a row
+// whose largest values are zeros of both signs gets its first +0.0 instead of its first zero.
+TEST_F(Evaluate, AnArgmaxThatRanksNegativeZeroBelowPositiveZeroFailsTheSignedZerosCase) {
+  const std::string right = read_file(kGenerated + "/argmax/kernel.comp");
+  const std::string folds_negative_zero = "  if (bits == 0x80000000u) bits = 0u;";
+  const size_t at = right.find(folds_negative_zero);
+  ASSERT_NE(at, std::string::npos) << "the checked-in argmax changed: find the line that folds -0.0";
+  std::string wrong = right;
+  wrong.erase(at, folds_negative_zero.size());
+  const Verdict verdict = evaluate("argmax", wrong);
+  EXPECT_EQ(verdict.status, Status::INCORRECT_NUMERICAL) << describe(verdict);
+  EXPECT_THAT(verdict.reason, HasSubstr("case signed_zeros: "));
+  const Verdict twin = evaluate("argmax", right);
+  EXPECT_TRUE(twin.passed()) << describe(twin);
+}
+
 TEST_F(Evaluate, HandsBackTheCompiledKernelAndItsGrid) {
   const OpSpec spec = catalog_op("matmul").spec;
   const std::string source = read_file(kGenerated + "/matmul/kernel.comp");
