@@ -27,15 +27,17 @@ int64_t prime_above(const DimSpec& dim, std::mt19937_64& rng) {
   return prime_at_or_above(std::uniform_int_distribution<int64_t>(top + 1, 2 * top)(rng));
 }
 
-// A prime below the dim's largest DIMS value that DIMS do not hold, drawn; or its largest value where there is
-// none (DIMS up to 3).
+// A prime below half the dim's largest DIMS value that DIMS do not hold, drawn; else one below the largest value;
+// else the largest value (DIMS up to 3).
 int64_t prime_below(const DimSpec& dim, std::mt19937_64& rng) {
-  std::vector<int64_t> primes;
-  for (int64_t value = 2; value < largest(dim) && primes.size() < 4096; ++value)
-    if (is_prime(value) && std::find(dim.sizes.begin(), dim.sizes.end(), value) == dim.sizes.end())
-      primes.push_back(value);
-  if (primes.empty()) return largest(dim);
-  return primes[std::uniform_int_distribution<size_t>(0, primes.size() - 1)(rng)];
+  for (const int64_t bound : {largest(dim) / 2, largest(dim)}) {
+    std::vector<int64_t> primes;
+    for (int64_t value = 2; value < bound && primes.size() < 4096; ++value)
+      if (is_prime(value) && std::find(dim.sizes.begin(), dim.sizes.end(), value) == dim.sizes.end())
+        primes.push_back(value);
+    if (!primes.empty()) return primes[std::uniform_int_distribution<size_t>(0, primes.size() - 1)(rng)];
+  }
+  return largest(dim);
 }
 
 int64_t tensor_bytes(const OpSpec& spec, const DimValues& dims) {
@@ -50,7 +52,8 @@ void fit_under_cap(const OpSpec& spec, DimValues& dims, int64_t cap) {
     bool shrunk = false;
     for (size_t d = 0; d < dims.size(); ++d) {
       const int64_t top = largest(spec.dims[d]);
-      const int64_t smaller = prime_at_or_above(top + (dims[d] - top) / 2);
+      int64_t smaller = prime_at_or_above(top + (dims[d] - top) / 2);
+      if (smaller >= dims[d]) smaller = prime_at_or_above(top + 1);  // the halfway prime was this one
       if (smaller < dims[d]) {
         dims[d] = smaller;
         shrunk = true;
@@ -106,7 +109,8 @@ std::vector<DimValues> validation_sizes(const OpSpec& spec, std::array<uint32_t,
     above.push_back(prime_above(dim, rng));
     largest_declared.push_back(largest(dim));
   }
-  fit_under_cap(spec, above, std::min(kDrawnSizeBytes, kDrawnSizeGrowth * tensor_bytes(spec, largest_declared)));
+  const auto grown = static_cast<int64_t>(kDrawnSizeGrowth * static_cast<double>(tensor_bytes(spec, largest_declared)));
+  fit_under_cap(spec, above, std::min(kDrawnSizeBytes, grown));
   for (const DimValues& drawn : {below, above})
     if (std::find(sizes.begin(), sizes.end(), drawn) == sizes.end()) sizes.push_back(drawn);
   return sizes;

@@ -9,17 +9,18 @@ namespace kernelgen {
 
 // The tensors at a drawn size above DIMS take at most this many bytes together, and at most kDrawnSizeGrowth
 // times what they take at the largest DIMS values: each dim comes down toward its largest DIMS value until they
-// fit (a conv2d whose three dims all doubled would otherwise validate eight times as long).
+// fit (a conv2d whose three dims all doubled would otherwise validate eight times as long, and the largest size
+// is what a validation spends most of its time on).
 constexpr int64_t kDrawnSizeBytes = int64_t{16} << 20;
-constexpr int64_t kDrawnSizeGrowth = 2;
+constexpr double kDrawnSizeGrowth = 1.25;
 
 // The sizes a kernel is validated at, {{}} for an op without dims:
 // - every combination of the op's DIMS, each dim's list completed with 1 and with a size that is not a multiple
 //   of the workgroup's extents when it lacks them;
 // - then two sizes drawn from `seed` (so KERNELGEN_SEED replays them, and a fresh seed draws fresh ones): one
-//   where every dim is a prime below its largest DIMS value and none of them (where there is such a prime), and
-//   last, the largest, one where every dim is a prime above its largest DIMS value and at most about twice it,
-//   within the caps above. A prime above 2 is a multiple of no workgroup extent, nor of 4, 32, 64 or 256.
+//   where every dim is a prime below half its largest DIMS value and none of them (below the largest value where
+//   there is no such prime, the largest value itself where there is none at all), and last, one where every dim
+//   is a prime above its largest DIMS value and at most about twice it, within the caps above. A prime above 2 is a multiple of no workgroup extent, nor of 4, 32, 64 or 256.
 std::vector<DimValues> validation_sizes(const OpSpec& spec, std::array<uint32_t, 3> local_size, uint64_t seed);
 
 // The sizes above alone, without the drawn ones.
