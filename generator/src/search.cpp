@@ -325,9 +325,10 @@ class Search {
     record.validation_seconds = seconds_since(start);
     record.completion = std::move(source.completion);
     if (auto& timing = record.verdict.timing; timing && config_.peaks) {
-      timing->fraction_of_peak = fraction_of_peak(*config_.peaks, timing->gbytes_per_second, timing->gflops);
+      const DevicePeaks peaks = peaks_for(*config_.peaks, binary.spirv);
+      timing->fraction_of_peak = fraction_of_peak(peaks, timing->gbytes_per_second, timing->gflops);
       if (auto warning = impossible_speed(*timing->fraction_of_peak, timing->gbytes_per_second, timing->gflops,
-                                          *config_.peaks))
+                                          peaks))
         std::fprintf(stderr, "kernelgen: warning: op '%s', %s: %s\n", spec_.name.c_str(), record.file_name().c_str(),
                      warning->c_str());
     }

@@ -24,17 +24,21 @@ std::vector<bool> check_contract(std::span<const uint32_t> spirv, uint32_t bindi
   if (!interface) throw std::invalid_argument("kernelgen: not a SPIR-V module: " + error);
   if (!interface->has_compute_main)
     throw std::invalid_argument("kernelgen: the SPIR-V has no compute entry point named main");
-  if (interface->bindings.size() != binding_count)
-    throw std::invalid_argument("kernelgen: the SPIR-V declares " + std::to_string(interface->bindings.size()) +
-                                " bindings, the kernel expects " + std::to_string(binding_count));
-  for (uint32_t i = 0; i < binding_count; ++i) {
-    const SpirvBinding& binding = interface->bindings[i];
-    if (binding.set != 0 || binding.binding != i || !binding.buffer_block)
-      throw std::invalid_argument("kernelgen: SPIR-V binding " + std::to_string(i) +
-                                  " must be a storage buffer at set 0, binding " + std::to_string(i));
+  // A binding may be declared more than once, as views of different element types of one buffer.
+  std::vector<bool> declared(binding_count, false), writes(binding_count, false);
+  for (const SpirvBinding& binding : interface->bindings) {
+    if (binding.set != 0 || binding.binding >= binding_count || !binding.buffer_block)
+      throw std::invalid_argument("kernelgen: the SPIR-V declares (set " + std::to_string(binding.set) +
+                                  ", binding " + std::to_string(binding.binding) + "), the kernel expects storage " +
+                                  "buffers at set 0, bindings 0.." + std::to_string(binding_count - 1));
+    declared[binding.binding] = true;
+    if (!binding.readonly) writes[binding.binding] = true;
   }
-  std::vector<bool> writes;
-  for (const SpirvBinding& binding : interface->bindings) writes.push_back(!binding.readonly);
+  for (uint32_t i = 0; i < binding_count; ++i)
+    if (!declared[i])
+      throw std::invalid_argument("kernelgen: the SPIR-V declares no binding " + std::to_string(i) +
+                                  "; the kernel expects storage buffers at set 0, bindings 0.." +
+                                  std::to_string(binding_count - 1));
   return writes;
 }
 

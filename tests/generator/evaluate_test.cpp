@@ -93,6 +93,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadKernel{"writes_input.comp", Status::WROTE_INPUT, "binding 0 (input x) is written by a store"},
         BadKernel{"restores_input.comp", Status::WROTE_INPUT, "binding 0 (input x) is written by a store"},
         BadKernel{"input_not_readonly.comp", Status::WROTE_INPUT, "binding 0 (input x) is not declared readonly"},
+        BadKernel{"relu_writable_view.comp", Status::WROTE_INPUT, "binding 0 (input x) is not declared readonly"},
         // The element named is the first whose guard the store changed: see the disabled
         // AStoreOnePastTheEndIsCaughtAtThatElement below.
         BadKernel{"writes_past_output.comp", Status::OUT_OF_BOUNDS,
@@ -205,6 +206,13 @@ TEST_P(EvaluateCatalogKernel, PassesEveryCase) {
 
 INSTANTIATE_TEST_SUITE_P(Ops, EvaluateCatalogKernel, ::testing::Values("relu", "add", "matmul"),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+// One binding declared twice, as a vec4 view and a float view of the same input (both readonly), keeps the
+// contract: a kernel may load wide where it can and element by element at an edge.
+TEST_F(Evaluate, AnInputDeclaredAsTwoReadonlyViewsPasses) {
+  const Verdict verdict = evaluate("relu", read_file(kKernels + "/relu_two_views.comp"));
+  EXPECT_TRUE(verdict.passed()) << describe(verdict);
+}
 
 // argmax's checked-in kernel gives -0.0 the key of +0.0; without that line it ranks -0.0 below +0.0, and a row
 // whose largest values are zeros of both signs gets its first +0.0 instead of its first zero.

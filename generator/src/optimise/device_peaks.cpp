@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+
+#include "kernelgen/spirv_interface.hpp"
 #include <nlohmann/json.hpp>
 
 #include "kernelgen/buffer.hpp"
@@ -88,6 +90,14 @@ double fraction_of_peak(const DevicePeaks& peaks, double gbytes_per_second, doub
   if (peaks.gbytes_per_second > 0) fraction = std::max(fraction, gbytes_per_second / peaks.gbytes_per_second);
   if (peaks.gflops > 0) fraction = std::max(fraction, gflops / peaks.gflops);
   return fraction;
+}
+
+DevicePeaks peaks_for(const DevicePeaks& device, std::span<const uint32_t> spirv) {
+  const auto interface = reflect_spirv(spirv);
+  if (!interface) return device;
+  for (const std::string& capability : interface->capabilities)
+    if (capability.rfind("CooperativeMatrix", 0) == 0) return DevicePeaks{device.device, device.gbytes_per_second, 0};
+  return device;
 }
 
 std::optional<std::string> impossible_speed(double fraction, double gbytes_per_second, double gflops,

@@ -468,14 +468,16 @@ std::optional<std::string> interface_mismatch(const OpSpec& spec, const SpirvInt
     if (found == interface.bindings.end())
       return describe_tensor(spec, i) + " is not declared; declare layout(set = 0, binding = " + std::to_string(i) +
              ", std430) buffer for it";
-    if (std::count_if(interface.bindings.begin(), interface.bindings.end(),
-                      [&](const SpirvBinding& b) { return b.set == 0 && b.binding == i; }) > 1)
-      return describe_tensor(spec, i) + " is declared more than once";
-    if (!found->buffer_block)
-      return describe_tensor(spec, i) + " is a " + found->storage_class +
-             " resource; the contract wants a std430 storage buffer (a `buffer` block)";
-    if (i >= spec.inputs.size() && found->readonly)
-      return describe_tensor(spec, i) + " is declared readonly, but it is an output the kernel must write";
+    // A tensor may be declared more than once, as views of other element types (`uvec4 a8[]` for 16-byte loads
+    // beside `float16_t a[]` for single elements, as llama.cpp's shaders do): each must be a storage buffer.
+    for (const SpirvBinding& view : interface.bindings) {
+      if (view.set != 0 || view.binding != i) continue;
+      if (!view.buffer_block)
+        return describe_tensor(spec, i) + " is a " + view.storage_class +
+               " resource; the contract wants a std430 storage buffer (a `buffer` block)";
+      if (i >= spec.inputs.size() && view.readonly)
+        return describe_tensor(spec, i) + " is declared readonly, but it is an output the kernel must write";
+    }
   }
   if (auto mismatch = dims_block_mismatch(spec, interface)) return mismatch;
   if (auto problem = capability_problem(interface, device)) {

@@ -12,13 +12,18 @@
 // matrix, rows skewed by 16 bytes (a 128x64 slice of a, a 64x128 slice of b: 36 KB of the 48 KB a workgroup may
 // have): each invocation loads its 4 + 4 16-byte pieces of the next slices into registers before the subgroups
 // multiply the current ones, then stores them between two barriers. Tiles wholly inside c, with k a multiple of
-// 64 and n of 8, load and store 16 bytes at a time; elsewhere loads go half by half (zero past the edges) and
-// each accumulator goes through shared memory to guarded stores.
+// 64 and n of 8, load and store 16 bytes at a time (every 16-byte word of a and b then lies inside its tensor);
+// elsewhere loads go half by half through a second view of each input (zero past the edges) and each
+// accumulator goes through shared memory to guarded stores.
 // kernelgen: dispatch (n + 127) / 128 (m + 127) / 128 1
 layout(local_size_x = 256) in;
 layout(push_constant) uniform Dims { uint m; uint k; uint n; } dims;
+// Each input twice: as 16-byte words for the tiles wholly inside, and half by half at the edges, where a word
+// could reach past the tensor's last byte (each tensor is bound at exactly its bytes).
 layout(set = 0, binding = 0, std430) readonly buffer A { uvec4 a8[]; };
+layout(set = 0, binding = 0, std430) readonly buffer AHalves { float16_t a[]; };
 layout(set = 0, binding = 1, std430) readonly buffer B { uvec4 b8[]; };
+layout(set = 0, binding = 1, std430) readonly buffer BHalves { float16_t b[]; };
 layout(set = 0, binding = 2, std430) writeonly buffer C { float16_t c[]; };
 
 const uint BM = 128u, BN = 128u, BK = 64u;
@@ -36,8 +41,8 @@ shared float16_t stage[NT / 32u][LM * LN];
 uint M, K, N, row0, col0;
 bool fast;
 
-// Element e's 16 bits from the 32-bit word that holds it.
-uint half_bits(uint word, uint e) { return (e & 1u) == 0u ? word & 0xffffu : word >> 16; }
+// Two halves as the 32 bits that hold them in memory, the first in the low half.
+uint pair(float16_t low, float16_t high) { return packFloat2x16(f16vec2(low, high)); }
 
 // Eight halves of a starting at (r, kq * 8), zero past the edges.
 uvec4 load_a(uint r, uint kq) {
@@ -45,10 +50,9 @@ uvec4 load_a(uint r, uint kq) {
   if (fast) return a8[(r * K) / 8u + kq];
   uvec4 v = uvec4(0u);
   if (r >= M) return v;
-  [[unroll]] for (uint j = 0u; j < 8u; ++j) {
-    uint kk = kq * 8u + j, e = r * K + kk;
-    uint h = kk < K ? half_bits(a8[e >> 3][(e >> 1) & 3u], e) : 0u;
-    v[j >> 1] |= h << (16u * (j & 1u));
+  [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+    uint kk = kq * 8u + 2u * j, e = r * K + kk;
+    v[j] = pair(kk < K ? a[e] : float16_t(0.0), kk + 1u < K ? a[e + 1u] : float16_t(0.0));
   }
   return v;
 }
@@ -58,10 +62,10 @@ uvec4 load_b(uint kk, uint cq) {
   if (fast) return b8[(kk * N + col0) / 8u + cq];
   uvec4 v = uvec4(0u);
   if (kk >= K) return v;
-  [[unroll]] for (uint j = 0u; j < 8u; ++j) {
-    uint col = col0 + cq * 8u + j, e = kk * N + col;
-    uint h = col < N ? half_bits(b8[e >> 3][(e >> 1) & 3u], e) : 0u;
-    v[j >> 1] |= h << (16u * (j & 1u));
+  uint col = col0 + cq * 8u, e = kk * N + col;
+  [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+    uint c0 = col + 2u * j;
+    v[j] = pair(c0 < N ? b[e + 2u * j] : float16_t(0.0), c0 + 1u < N ? b[e + 2u * j + 1u] : float16_t(0.0));
   }
   return v;
 }

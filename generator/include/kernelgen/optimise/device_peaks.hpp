@@ -1,6 +1,8 @@
 #pragma once
+#include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,10 @@ struct DevicePeaks {
 // A kernel's fraction of the roofline: the larger of its bandwidth over the peak bandwidth and its FLOP rate
 // over the peak FLOP rate.
 double fraction_of_peak(const DevicePeaks& peaks, double gbytes_per_second, double gflops);
+
+// The peaks that bound a kernel: the device's, less the FLOP rate for one that multiplies on cooperative
+// matrices (tensor cores), which the FMA probe does not measure; its bandwidth still bounds it.
+DevicePeaks peaks_for(const DevicePeaks& device, std::span<const uint32_t> spirv);
 
 // Above this fraction of the measured peaks a timing is not believed: the kernel may skip work the timed
 // output's check did not catch, or the op's BYTES or FLOPS overstate what it does. The search logs a warning
