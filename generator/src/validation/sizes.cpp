@@ -75,6 +75,12 @@ int64_t ragged_size(std::array<uint32_t, 3> local_size) {
   return size;
 }
 
+DimValues largest_dims(const OpSpec& spec) {
+  DimValues values;
+  for (const DimSpec& dim : spec.dims) values.push_back(largest(dim));
+  return values;
+}
+
 std::vector<DimValues> declared_sizes(const OpSpec& spec, std::array<uint32_t, 3> local_size) {
   std::vector<DimValues> sizes{{}};
   for (const DimSpec& dim : spec.dims) {
@@ -103,13 +109,12 @@ std::vector<DimValues> validation_sizes(const OpSpec& spec, std::array<uint32_t,
   std::vector<DimValues> sizes = declared_sizes(spec, local_size);
   if (spec.dims.empty()) return sizes;
   std::mt19937_64 rng(seed ^ 0x5eed0f5123e5ull);
-  DimValues below, above, largest_declared;
+  DimValues below, above;
   for (const DimSpec& dim : spec.dims) {
     below.push_back(prime_below(dim, rng));
     above.push_back(prime_above(dim, rng));
-    largest_declared.push_back(largest(dim));
   }
-  const auto grown = static_cast<int64_t>(kDrawnSizeGrowth * static_cast<double>(tensor_bytes(spec, largest_declared)));
+  const auto grown = static_cast<int64_t>(kDrawnSizeGrowth * static_cast<double>(tensor_bytes(spec, largest_dims(spec))));
   fit_under_cap(spec, above, std::min(kDrawnSizeBytes, grown));
   for (const DimValues& drawn : {below, above})
     if (std::find(sizes.begin(), sizes.end(), drawn) == sizes.end()) sizes.push_back(drawn);

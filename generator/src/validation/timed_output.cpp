@@ -31,24 +31,29 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// How long the reference and its magnitudes would take at the timed dims: one run at the probe size, scaled by
-// the FLOPs where the op declares them, else by the bytes.
-double estimated_reference_seconds(const OpSpec& spec, ReferenceFunction reference, const TestCase& probe,
-                                   const DimValues& timed) {
+// The reference's outputs at the probe size, and how long it and its magnitudes would take at the timed dims:
+// that run's time scaled by the FLOPs where the op declares them, else by the bytes.
+struct ProbeRun {
+  std::vector<HostTensor> outputs;
+  double estimated_seconds = 0;
+};
+
+ProbeRun run_probe(const OpSpec& spec, ReferenceFunction reference, const TestCase& probe, const DimValues& timed) {
   const auto start = std::chrono::steady_clock::now();
-  run_reference(spec, reference, probe);
+  ProbeRun run{run_reference(spec, reference, probe)};
   const double seconds = seconds_since(start);
   const double probe_flops = spec.flops_at(probe.dims);
   const double scale = probe_flops > 0 ? spec.flops_at(timed) / probe_flops
                                        : spec.bytes_at(timed) / std::max(1.0, spec.bytes_at(probe.dims));
-  return 2 * seconds * scale;
+  run.estimated_seconds = 2 * seconds * scale;
+  return run;
 }
 
-// Whether the reference gives each sampled row of the probe the value it gives that row in the whole tensor,
-// within the tolerance: the op computes each row of `dim` on its own.
-bool rows_are_independent(const OpSpec& spec, ReferenceFunction reference, const TestCase& probe, int dim) {
+// Whether the reference gives each sampled row of the probe the value it gives that row in the whole tensor
+// (`whole`, its outputs at the probe), within the tolerance: the op computes each row of `dim` on its own.
+bool rows_are_independent(const OpSpec& spec, ReferenceFunction reference, const TestCase& probe,
+                          const std::vector<HostTensor>& whole, int dim) {
   const std::vector<int64_t> rows = sampled_rows(probe.dims[static_cast<size_t>(dim)], probe.seed);
-  const auto whole = run_reference(spec, reference, probe);
   const auto sampled = run_reference(spec, reference, rows_of(spec, probe, dim, rows));
   for (size_t o = 0; o < spec.outputs.size(); ++o) {
     const Tolerance tolerance = spec.tolerance_of(spec.outputs[o]);
@@ -119,8 +124,9 @@ std::optional<CaseResult> check_timed_outputs(const OpSpec& spec, ReferenceFunct
   const std::optional<int> dim = row_dim(spec);
   if (dim && static_cast<size_t>(timed_inputs.dims[static_cast<size_t>(*dim)]) > 2 * kSampledRandomRows) {
     const TestCase probe_case = make_case(spec, "uniform", timed_inputs.seed, probe);
-    if (estimated_reference_seconds(spec, reference, probe_case, timed_inputs.dims) > full_reference_seconds &&
-        rows_are_independent(spec, reference, probe_case, *dim)) {
+    const ProbeRun probe_run = run_probe(spec, reference, probe_case, timed_inputs.dims);
+    if (probe_run.estimated_seconds > full_reference_seconds &&
+        rows_are_independent(spec, reference, probe_case, probe_run.outputs, *dim)) {
       rows = sampled_rows(timed_inputs.dims[static_cast<size_t>(*dim)], timed_inputs.seed);
       checked = rows_of(spec, timed_inputs, *dim, rows);
       for (HostTensor& output : got) output = rows_of(output, rows);

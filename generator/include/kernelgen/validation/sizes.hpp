@@ -23,6 +23,9 @@ constexpr double kDrawnSizeGrowth = 1.25;
 //   is a prime above its largest DIMS value and at most about twice it, within the caps above. A prime above 2 is a multiple of no workgroup extent, nor of 4, 32, 64 or 256.
 std::vector<DimValues> validation_sizes(const OpSpec& spec, std::array<uint32_t, 3> local_size, uint64_t seed);
 
+// Each dim at its largest DIMS value: the largest declared size, before the ragged ones.
+DimValues largest_dims(const OpSpec& spec);
+
 // The sizes above alone, without the drawn ones.
 std::vector<DimValues> declared_sizes(const OpSpec& spec, std::array<uint32_t, 3> local_size);
 
