@@ -97,9 +97,8 @@ function(kernelgen_add_op name)
 
   # The steps, in order. Each reads `name`, `where`, the KG_ arguments and what the steps before it set here,
   # and sets here what it makes (the comment above each says what). The three *_interface steps set the KG_
-  # variables of the templates (cmake/templates/*.in) that the last three steps configure; the five named like
-  # an argument (KG_DESCRIPTION, KG_BENCH_DIMS, KG_CPU_BENCH_DIMS, KG_FLOPS, KG_BYTES) replace it after the last
-  # step that reads the argument.
+  # variables of the templates (cmake/templates/*.in) that the last four steps configure; KG_DESCRIPTION
+  # replaces the argument of that name after the last step that reads it.
   _kernelgen_check_arguments()
   _kernelgen_resolve_op_files()
   _kernelgen_parse_tensors()
@@ -116,6 +115,7 @@ function(kernelgen_add_op name)
   _kernelgen_add_reference_module()
   _kernelgen_add_build_step()
   _kernelgen_add_wrapper_library()
+  _kernelgen_configure_op_under_test()
   _kernelgen_add_op_test()
   _kernelgen_add_op_benchmark()
 endfunction()

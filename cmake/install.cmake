@@ -5,7 +5,8 @@
 #   lib/libkernelgen_*.a                  runtime, reference registry, core, generator
 #   lib/cmake/KernelGen/                  KernelGenConfig.cmake, KernelGenConfigVersion.cmake, KernelGenTargets.cmake,
 #                                         KernelGenOptions.cmake, KernelGen.cmake (kernelgen_add_op), kernelgen/ (its
-#                                         steps) and templates/
+#                                         steps), templates/ and harness/ (the sources of what every op's test and
+#                                         benchmark run)
 include(CMakePackageConfigHelpers)
 set(_kernelgen_package_dir "${CMAKE_INSTALL_LIBDIR}/cmake/KernelGen")
 
@@ -30,5 +31,6 @@ install(FILES "${PROJECT_BINARY_DIR}/KernelGenConfig.cmake" "${PROJECT_BINARY_DI
               "${PROJECT_SOURCE_DIR}/cmake/KernelGenOptions.cmake" "${PROJECT_SOURCE_DIR}/cmake/KernelGen.cmake"
   DESTINATION ${_kernelgen_package_dir})
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/cmake/templates" "${PROJECT_SOURCE_DIR}/cmake/kernelgen"
+                  "${PROJECT_SOURCE_DIR}/cmake/harness"
   DESTINATION ${_kernelgen_package_dir})
 unset(_kernelgen_package_dir)

@@ -4,19 +4,13 @@ include_guard(GLOBAL)
 # The C++ fragments of the wrapper's interface for the `tensors`, in binding order. Constant tensors get
 # constants; a tensor with dims gets functions of the call's Dims, whose sizes are checked for overflow. Sets the
 # templates' KG_TENSOR_CONSTANTS, KG_TYPED_PARAMS, KG_TYPED_ADDRESSES, KG_TYPED_CALL, KG_OP_TENSORS (the call's
-# OpTensor list), KG_BENCH_TENSOR_BYTES,
-# KG_CPU_BENCH_TENSOR_BYTES and KG_BINDING_COUNT, and total_bytes and cpu_total_bytes: the bytes of all tensors
-# at the bench and CPU bench dims.
+# OpTensor list) and KG_BINDING_COUNT.
 function(_kernelgen_tensor_interface)
   set(constants "")
   set(typed_params "")
   set(typed_addresses "")
   set(typed_call "")
   set(op_tensors "")
-  set(bench_tensor_bytes "")
-  set(cpu_bench_tensor_bytes "")
-  set(total_bytes 0)
-  set(cpu_total_bytes 0)
   set(binding 0)
   foreach(entry IN LISTS tensors)
     string(REPLACE "|" ";" fields "${entry}")
@@ -27,12 +21,6 @@ function(_kernelgen_tensor_interface)
     string(REPLACE ";" " * " product "${extents}")
     _kernelgen_substitute_dims("${product}" "${dims}" "${bench_values}" bench_elements)
     math(EXPR bench_bytes "(${bench_elements}) * ${element_bytes}")
-    math(EXPR total_bytes "${total_bytes} + ${bench_bytes}")
-    list(APPEND bench_tensor_bytes "${bench_bytes}")
-    _kernelgen_substitute_dims("${product}" "${dims}" "${cpu_bench_values}" cpu_bench_elements)
-    math(EXPR cpu_bench_bytes "(${cpu_bench_elements}) * ${element_bytes}")
-    math(EXPR cpu_total_bytes "${cpu_total_bytes} + ${cpu_bench_bytes}")
-    list(APPEND cpu_bench_tensor_bytes "${cpu_bench_bytes}")
     set(symbolic OFF)
     foreach(extent IN LISTS extents)
       if(extent IN_LIST dims)
@@ -80,35 +68,26 @@ function(_kernelgen_tensor_interface)
   string(REPLACE ";" ", " KG_TYPED_ADDRESSES "${typed_addresses}")
   string(REPLACE ";" ", " KG_TYPED_CALL "${typed_call}")
   string(REPLACE ";" ", " KG_OP_TENSORS "${op_tensors}")
-  string(REPLACE ";" ", " KG_BENCH_TENSOR_BYTES "${bench_tensor_bytes}")
-  string(REPLACE ";" ", " KG_CPU_BENCH_TENSOR_BYTES "${cpu_bench_tensor_bytes}")
   set(KG_BINDING_COUNT ${binding})
   _kernelgen_propagate(KG_TENSOR_CONSTANTS KG_TYPED_PARAMS KG_TYPED_ADDRESSES KG_TYPED_CALL KG_OP_TENSORS
-    KG_BENCH_TENSOR_BYTES KG_CPU_BENCH_TENSOR_BYTES KG_BINDING_COUNT total_bytes cpu_total_bytes)
+    KG_BINDING_COUNT)
 endfunction()
 
 # The templates' variables that the op as a whole decides: KG_OP, KG_GENERATED_DIR, KG_DESCRIPTION (on one
 # line, without trailing backslashes: op.hpp.in puts it in a // comment, which a final backslash would continue
-# onto the next line of the header), KG_SPEC_JSON and, replacing the arguments of those names, KG_BYTES, KG_FLOPS, KG_CPU_BYTES and
-# KG_CPU_FLOPS: the bytes and FLOPs of a call at the bench and CPU bench dims.
+# onto the next line of the header) and KG_SPEC_JSON.
 function(_kernelgen_op_interface)
   set(KG_OP "${name}")
   set(KG_GENERATED_DIR "${generated_dir}")
   string(REGEX REPLACE "[\r\n]+" " " KG_DESCRIPTION "${KG_DESCRIPTION}")
   string(REGEX REPLACE "[\\ \t]+$" "" KG_DESCRIPTION "${KG_DESCRIPTION}")
   set(KG_SPEC_JSON "${spec}")
-  set(KG_BYTES ${total_bytes})
-  set(KG_FLOPS ${flops_BENCH})
-  set(KG_CPU_BYTES ${cpu_total_bytes})
-  set(KG_CPU_FLOPS ${cpu_flops_BENCH})
-  _kernelgen_propagate(KG_OP KG_GENERATED_DIR KG_DESCRIPTION KG_SPEC_JSON KG_BYTES KG_FLOPS KG_CPU_BYTES
-    KG_CPU_FLOPS)
+  _kernelgen_propagate(KG_OP KG_GENERATED_DIR KG_DESCRIPTION KG_SPEC_JSON)
 endfunction()
 
 # Dims, the struct the wrapper's calls take first, and the templates' variables that declare and pass it: sets
 # KG_DIM_COUNT, KG_DIMS_DECLARATION, KG_DIMS_PARAM, KG_DIMS_PARAM_COMMA, KG_DIMS_ARG_COMMA, KG_GRID_CALL,
-# KG_DIMS_OR_EMPTY, KG_DIM_WORDS, KG_DIMS_CHECK, KG_DIMS_FROM_VALUES, and KG_BENCH_DIMS and KG_CPU_BENCH_DIMS (the
-# Dims of bench_values and cpu_bench_values, replacing the arguments of those names). None of it for an op without
+# KG_DIMS_OR_EMPTY, KG_DIM_WORDS, KG_DIMS_CHECK and KG_DIMS_FROM_VALUES. None of it for an op without
 # dims, whose API is contract 1's.
 function(_kernelgen_dims_interface)
   list(LENGTH dims KG_DIM_COUNT)
@@ -116,31 +95,17 @@ function(_kernelgen_dims_interface)
     set(fields "")
     set(values "")
     set(names_cpp "")
-    set(bench_init "")
-    set(cpu_bench_init "")
     set(from_values "")
     set(index 0)
     foreach(dim IN LISTS dims)
       string(APPEND fields "    uint32_t ${dim} = 0;\n")
       list(APPEND values "dims.${dim}")
       list(APPEND names_cpp "\"${dim}\"")
-      foreach(pair IN LISTS bench_values)
-        if(pair MATCHES "^${dim}=(.*)$")
-          list(APPEND bench_init "${CMAKE_MATCH_1}")
-        endif()
-      endforeach()
-      foreach(pair IN LISTS cpu_bench_values)
-        if(pair MATCHES "^${dim}=(.*)$")
-          list(APPEND cpu_bench_init "${CMAKE_MATCH_1}")
-        endif()
-      endforeach()
       list(APPEND from_values "static_cast<uint32_t>(values[${index}])")
       math(EXPR index "${index} + 1")
     endforeach()
     string(REPLACE ";" ", " values "${values}")
     string(REPLACE ";" ", " names_cpp "${names_cpp}")
-    string(REPLACE ";" ", " bench_init "${bench_init}")
-    string(REPLACE ";" ", " cpu_bench_init "${cpu_bench_init}")
     string(REPLACE ";" ", " from_values "${from_values}")
     string(CONCAT KG_DIMS_DECLARATION
       "  // The symbolic dims, given with every call; the kernel receives them as push constants in this order.\n"
@@ -155,8 +120,6 @@ function(_kernelgen_dims_interface)
     set(KG_DIMS_OR_EMPTY "dims")
     set(KG_DIM_WORDS "dim_words(dims)")
     set(KG_DIMS_CHECK "  check_dims(dims);\n")
-    set(KG_BENCH_DIMS "{${bench_init}}")
-    set(KG_CPU_BENCH_DIMS "{${cpu_bench_init}}")
     set(KG_DIMS_FROM_VALUES "{${from_values}}")
   else()
     string(CONCAT KG_DIMS_DECLARATION
@@ -171,10 +134,8 @@ function(_kernelgen_dims_interface)
     set(KG_DIMS_OR_EMPTY "Dims{}")
     set(KG_DIM_WORDS "dim_words(Dims{})")
     set(KG_DIMS_CHECK "")
-    set(KG_BENCH_DIMS "{}")
-    set(KG_CPU_BENCH_DIMS "{}")
     set(KG_DIMS_FROM_VALUES "{}")
   endif()
   _kernelgen_propagate(KG_DIM_COUNT KG_DIMS_DECLARATION KG_DIMS_PARAM KG_DIMS_PARAM_COMMA KG_DIMS_ARG_COMMA
-    KG_GRID_CALL KG_DIMS_OR_EMPTY KG_DIM_WORDS KG_DIMS_CHECK KG_BENCH_DIMS KG_CPU_BENCH_DIMS KG_DIMS_FROM_VALUES)
+    KG_GRID_CALL KG_DIMS_OR_EMPTY KG_DIM_WORDS KG_DIMS_CHECK KG_DIMS_FROM_VALUES)
 endfunction()

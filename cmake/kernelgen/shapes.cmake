@@ -86,8 +86,8 @@ function(_kernelgen_substitute_dims text dims values out)
   set(${out} "${text}" PARENT_SCOPE)
 endfunction()
 
-# FLOPS or BYTES: an integer expression over numbers and the op's dims. Sets <out> to the JSON value and
-# <out>_BENCH to its value at the bench dims.
+# FLOPS or BYTES: an integer expression over numbers and the op's dims, which must evaluate at the `bench` dims
+# (dim=value pairs). Sets <out> to the JSON value.
 function(_kernelgen_dims_expression where argument text dims bench out)
   if(NOT text MATCHES "^[0-9A-Za-z_*+/%() -]+$")
     _kernelgen_fail("${where}" ${argument} "'${text}' is not an integer expression"
@@ -108,7 +108,6 @@ function(_kernelgen_dims_expression where argument text dims bench out)
   else()
     set(${out} "${value}" PARENT_SCOPE)
   endif()
-  set(${out}_BENCH "${value}" PARENT_SCOPE)
 endfunction()
 
 # `name=a,b,c` lists (DIMS) or `name=a` (BENCH_DIMS) of positive integers, for the op's dims.

@@ -44,13 +44,10 @@ function(_kernelgen_tolerance_json)
   _kernelgen_propagate(tolerance_json)
 endfunction()
 
-# FLOPS and BYTES, expressions over the `dims`: sets flops (the spec's value, 0 without FLOPS), flops_BENCH and
-# cpu_flops_BENCH (its values at the bench_values and cpu_bench_values) and bytes_json (the spec's line for
-# BYTES, empty without it). With BYTES, its values at the bench dims replace total_bytes and cpu_total_bytes.
+# FLOPS and BYTES, expressions over the `dims`, checked by evaluating them at the bench_values and cpu_bench_values:
+# sets flops (the spec's value, 0 without FLOPS) and bytes_json (the spec's line for BYTES, empty without it).
 function(_kernelgen_cost)
   set(flops 0)
-  set(flops_BENCH 0)
-  set(cpu_flops_BENCH 0)
   if(DEFINED KG_FLOPS)
     _kernelgen_dims_expression("${where}" FLOPS "${KG_FLOPS}" "${dims}" "${bench_values}" flops)
     _kernelgen_dims_expression("${where}" FLOPS "${KG_FLOPS}" "${dims}" "${cpu_bench_values}" cpu_flops)
@@ -60,10 +57,8 @@ function(_kernelgen_cost)
     _kernelgen_dims_expression("${where}" BYTES "${KG_BYTES}" "${dims}" "${bench_values}" bytes)
     _kernelgen_dims_expression("${where}" BYTES "${KG_BYTES}" "${dims}" "${cpu_bench_values}" cpu_bytes)
     set(bytes_json "  \"bytes\": ${bytes},\n")
-    set(total_bytes ${bytes_BENCH})
-    set(cpu_total_bytes ${cpu_bytes_BENCH})
   endif()
-  _kernelgen_propagate(flops flops_BENCH cpu_flops_BENCH bytes_json total_bytes cpu_total_bytes)
+  _kernelgen_propagate(flops bytes_json)
 endfunction()
 
 # SAMPLES, ROUNDS, OPT_ROUNDS, BEAM, MODEL and BUDGET_USD: sets search_json, the spec's object of the LLM search

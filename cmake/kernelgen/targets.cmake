@@ -126,6 +126,29 @@ function(_kernelgen_add_wrapper_library)
   add_dependencies(kernelgen_ops kernelgen_op_${name})
 endfunction()
 
+# The checks every op's test and benchmark run (cmake/harness), compiled once per project into the static library
+# `target` (kernelgen_op_tests or kernelgen_op_benchmarks) from harness/<source>, linking the libraries that follow
+# (kernelgen's and GoogleTest or Google Benchmark); an op's own test.cpp and bench.cpp only describe the op
+# (templates/op_under_test.hpp.in).
+function(_kernelgen_harness_library target source)
+  if(TARGET ${target})
+    return()
+  endif()
+  set(harness "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/../harness")
+  add_library(${target} STATIC "${harness}/${source}")
+  target_include_directories(${target} PUBLIC "${harness}/include")
+  target_link_libraries(${target} PUBLIC ${ARGN})
+  if(TARGET kernelgen_warnings)  # kernelgen's own build
+    target_link_libraries(${target} PRIVATE kernelgen_warnings)
+  endif()
+endfunction()
+
+# The op's description for its test and benchmark: <dir>/op_under_test.hpp, which both include (and kernelgen's
+# own tests of the harness, with the catalog's relu).
+function(_kernelgen_configure_op_under_test)
+  configure_file("${_KERNELGEN_TEMPLATES}/op_under_test.hpp.in" "${dir}/op_under_test.hpp" @ONLY)
+endfunction()
+
 # With KERNELGEN_BUILD_OP_TESTS, test_kernelgen_<name>: the GoogleTest, configured into <dir>/test.cpp, that
 # revalidates the kernel on fresh inputs, registered as the ctest test kernelgen.<name>.
 function(_kernelgen_add_op_test)
@@ -137,22 +160,20 @@ function(_kernelgen_add_op_test)
   if(NOT TARGET GTest::gtest_main)
     find_package(GTest REQUIRED)
   endif()
+  # The generator library for its glslang: a test compiles kernel.comp to check it is what the wrapper runs.
+  _kernelgen_harness_library(kernelgen_op_tests op_tests.cpp kernelgen::generator GTest::gtest)
   configure_file("${_KERNELGEN_TEMPLATES}/test.cpp.in" "${dir}/test.cpp" @ONLY)
   add_executable(test_kernelgen_${name} "${dir}/test.cpp")
-  # At -O1: the kernel, the validator and the reference it runs are compiled as the build type says, in the
-  # libraries it links; its own source, GoogleTest's templates mostly, compiles in about 70% of -O3's time.
-  target_compile_options(test_kernelgen_${name} PRIVATE $<$<CXX_COMPILER_ID:GNU,Clang>:-O1>)
-  # The generator library for its glslang: the test compiles kernel.comp to check it is what the wrapper runs.
   target_link_libraries(test_kernelgen_${name} PRIVATE kernelgen::${name} kernelgen_reference_${name}
-    kernelgen::core kernelgen::generator GTest::gtest_main)
+    kernelgen_op_tests GTest::gtest_main)
   add_test(NAME kernelgen.${name} COMMAND test_kernelgen_${name})
   # A GPU of its own under ctest --resource-spec-file; the runtime opens the one ctest names (README).
   set_tests_properties(kernelgen.${name} PROPERTIES LABELS kernelgen RESOURCE_GROUPS gpu:1)
 endfunction()
 
-# With KERNELGEN_BUILD_BENCHMARKS, bench_kernelgen_<name>: the Google Benchmark, configured into <dir>/bench.cpp,
-# that times the kernel and checks the output it leaves against the reference (linked for that). Built on
-# request, not by `all`: by its name or with every op's, kernelgen_benchmarks.
+# With KERNELGEN_BUILD_BENCHMARKS, bench_kernelgen_<name>: the Google Benchmark program, configured into
+# <dir>/bench.cpp, that times the kernel and checks the output it leaves against the reference (linked for that).
+# Built on request, not by `all`: by its name or with every op's, kernelgen_benchmarks.
 function(_kernelgen_add_op_benchmark)
   if(NOT KERNELGEN_BUILD_BENCHMARKS)
     return()
@@ -160,9 +181,11 @@ function(_kernelgen_add_op_benchmark)
   if(NOT TARGET benchmark::benchmark)  # found again, as GTest above
     find_package(benchmark REQUIRED)
   endif()
+  _kernelgen_harness_library(kernelgen_op_benchmarks op_benchmarks.cpp kernelgen::core benchmark::benchmark)
+  set_target_properties(kernelgen_op_benchmarks PROPERTIES EXCLUDE_FROM_ALL ON)
   configure_file("${_KERNELGEN_TEMPLATES}/bench.cpp.in" "${dir}/bench.cpp" @ONLY)
   add_executable(bench_kernelgen_${name} EXCLUDE_FROM_ALL "${dir}/bench.cpp")
   target_link_libraries(bench_kernelgen_${name} PRIVATE kernelgen::${name} kernelgen_reference_${name}
-    kernelgen::core benchmark::benchmark)
+    kernelgen_op_benchmarks)
   add_dependencies(kernelgen_benchmarks bench_kernelgen_${name})
 endfunction()

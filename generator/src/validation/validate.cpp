@@ -17,6 +17,7 @@
 #include "kernelgen/error.hpp"
 #include "kernelgen/sequence.hpp"
 #include "kernelgen/spirv_interface.hpp"
+#include "kernelgen/validation/case_buffers.hpp"
 #include "kernelgen/validation/timed_output.hpp"
 
 namespace kernelgen {
@@ -32,24 +33,6 @@ uint8_t guard_byte(size_t t, int run, size_t i) {
 }
 
 using Bytes = std::vector<uint8_t>;
-
-// Two poison patterns per element, one per run: a NaN with a payload then a finite value for floats, two
-// different byte patterns for integers. An element holding the first after run 1 and the second after run 2
-// was never written.
-Bytes poison(DType dtype, int run) {
-  const DTypeInfo& info = dtype_info(dtype);
-  Bytes bytes(info.bytes);
-  if (info.kind == DTypeKind::Float && info.bytes == 4) {
-    const uint32_t word = run == 0 ? 0x7fe0deadu : std::bit_cast<uint32_t>(31337.0f);
-    std::memcpy(bytes.data(), &word, 4);
-  } else if (info.kind == DTypeKind::Float && info.bytes == 2) {
-    const uint16_t half = run == 0 ? 0x7e01u : 0x77a7u;  // NaN; 31344
-    std::memcpy(bytes.data(), &half, 2);
-  } else {
-    std::fill(bytes.begin(), bytes.end(), run == 0 ? 0xa5 : 0x5a);
-  }
-  return bytes;
-}
 
 std::string describe_tensor(const OpSpec& spec, size_t binding) {
   const bool input = binding < spec.inputs.size();
@@ -648,20 +631,8 @@ TimedRun time_kernel(Device& device, const OpSpec& spec, const KernelBinary& bin
   Kernel kernel(device, binary.spirv, static_cast<uint32_t>(tensors.size()), static_cast<uint32_t>(dims.size()));
   TimedRun timed;
   timed.inputs = make_case(spec, "uniform", seed, dims);
-  std::vector<Buffer> buffers;
+  const std::vector<Buffer> buffers = case_buffers(device, spec, timed.inputs);
   std::vector<const Buffer*> bound;
-  for (size_t t = 0; t < tensors.size(); ++t) {
-    const size_t bytes = static_cast<size_t>(tensors[t].bytes(dims));
-    buffers.emplace_back(device, padded(bytes));
-    if (t < timed.inputs.inputs.size()) {
-      buffers.back().upload(timed.inputs.inputs[t].bytes.data(), bytes);
-    } else {  // poisoned, so that an element no run writes shows
-      const Bytes element = poison(tensors[t].dtype, 0);
-      Bytes poisoned;
-      for (size_t i = 0; i < bytes; ++i) poisoned.push_back(element[i % element.size()]);
-      buffers.back().upload(poisoned.data(), poisoned.size());
-    }
-  }
   for (const auto& buffer : buffers) bound.push_back(&buffer);
 
   const Grid grid = binary.grid.evaluate(dims);
@@ -682,10 +653,7 @@ TimedRun time_kernel(Device& device, const OpSpec& spec, const KernelBinary& bin
   timing.flush_bytes = timer.flush_bytes();
   timing.gbytes_per_second = spec.bytes_at(dims) / timing.median_ns;
   timing.gflops = spec.flops_at(dims) / timing.median_ns;
-  for (size_t o = 0; o < spec.outputs.size(); ++o) {
-    timed.outputs.emplace_back(spec.outputs[o].dtype, spec.outputs[o].shape_at(dims));
-    buffers[spec.inputs.size() + o].download(timed.outputs.back().bytes.data(), timed.outputs.back().bytes.size());
-  }
+  timed.outputs = download_outputs(spec, dims, buffers);
   return timed;
 }
 

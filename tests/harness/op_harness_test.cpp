@@ -1,0 +1,111 @@
+// The checks every op's generated test and benchmark run (cmake/harness), on the catalog's relu as the op_under_test.hpp
+// generated for it describes it, and on the same op changed the ways the checks are there to catch: a wrapper
+// idle past the validated sizes (as a kernel that skips work at the timed size would be), a checked-in source
+// that is not what the wrapper embeds, and a kernel that writes half its output.
+#include <gtest/gtest-spi.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <kernelgen/compile.hpp>
+#include <kernelgen/files.hpp>
+#include <kernelgen/harness/op_benchmarks.hpp>
+#include <kernelgen/harness/op_tests.hpp>
+#include <string>
+#include <vector>
+
+#include "op_under_test.hpp"  // relu's, in its build directory
+
+namespace kernelgen::harness {
+namespace {
+
+// The largest batch in relu's DIMS: the idle wrapper below runs the kernel up to it and does nothing past it.
+constexpr int64_t kLargestValidatedBatch = 16;
+
+class IdlePastDims final : public Wrapper {
+ public:
+  explicit IdlePastDims(Device& device) : relu_(relu_under_test().open(device)) {}
+  void call(const DimValues& dims, std::vector<Buffer>& buffers) override {
+    if (dims[0] <= kLargestValidatedBatch) relu_->call(dims, buffers);
+  }
+  Submission submit(const DimValues& dims, std::vector<Buffer>& buffers) override {
+    return dims[0] <= kLargestValidatedBatch ? relu_->submit(dims, buffers) : Submission();
+  }
+  void record(Sequence& sequence, const DimValues& dims, const std::vector<const Buffer*>& buffers) override {
+    if (dims[0] <= kLargestValidatedBatch) relu_->record(sequence, dims, buffers);
+  }
+  Kernel& kernel() override { return relu_->kernel(); }
+  const char* variant() const override { return relu_->variant(); }
+  Grid launch_grid(const DimValues& dims) const override { return relu_->launch_grid(dims); }
+  std::vector<uint32_t> dim_words(const DimValues& dims) const override { return relu_->dim_words(dims); }
+
+ private:
+  std::unique_ptr<Wrapper> relu_;
+};
+
+OpUnderTest idle_past_dims() {
+  OpUnderTest op = relu_under_test();
+  op.open = [](Device& device) -> std::unique_ptr<Wrapper> { return std::make_unique<IdlePastDims>(device); };
+  return op;
+}
+
+std::vector<uint32_t> compiled(const std::string& path) {
+  const Compilation compilation = compile_glsl(read_file(path));
+  if (!compilation.ok) throw std::runtime_error(path + " does not compile:\n" + compilation.log);
+  return compilation.spirv;
+}
+
+int run_benchmarks(const OpUnderTest& op) {
+  std::string program = "bench", filter = "--benchmark_filter=BM_relu_gpu";
+  std::vector<char*> argv{program.data(), filter.data(), nullptr};
+  return run_op_benchmarks(op, 2, argv.data());
+}
+
+TEST(OpHarness, TheCatalogsReluPassesEveryCheck) {
+  const OpUnderTest& relu = relu_under_test();
+  checked_in_kernel_passes_validation(relu);
+  runs_what_the_checked_in_source_compiles_to(relu);
+  wrapper_call_matches_reference(relu);
+  wrapper_call_at_the_timed_size_matches_reference(relu);
+}
+
+TEST(OpHarness, AWrapperIdlePastTheValidatedSizesPassesAtThemAndFailsAtTheTimedSize) {
+  const OpUnderTest idle = idle_past_dims();
+  wrapper_call_matches_reference(idle);
+  EXPECT_NONFATAL_FAILURE(wrapper_call_at_the_timed_size_matches_reference(idle), "the output of the timed run");
+}
+
+TEST(OpHarness, ACheckedInSourceOtherThanTheEmbeddedKernelFails) {
+  OpUnderTest changed = relu_under_test();
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "kernelgen_op_harness_test";
+  std::filesystem::create_directories(dir);
+  std::string source = read_file(changed.generated_dir + "/kernel.comp");
+  const std::string zero = "vec4(0.0)";
+  ASSERT_NE(source.find(zero), std::string::npos) << "relu's kernel.comp changed: pick another edit";
+  source.replace(source.find(zero), zero.size(), "vec4(0.5)");
+  write_file_atomic(dir / "kernel.comp", source);
+  changed.generated_dir = dir.string();
+  EXPECT_NONFATAL_FAILURE(runs_what_the_checked_in_source_compiles_to(changed), "compiles to other SPIR-V");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(OpHarness, AKernelThatWritesHalfItsOutputFailsValidation) {
+  static const std::vector<uint32_t> writes_half =
+      compiled(std::string(KERNELGEN_TEST_SOURCE_DIR) + "/tests/kernels/writes_half.comp");
+  OpUnderTest wrong = relu_under_test();
+  wrong.spirv = writes_half;
+  wrong.dispatch = "batch * 4 1 1";
+  EXPECT_NONFATAL_FAILURE(checked_in_kernel_passes_validation(wrong), "INCORRECT_NUMERICAL");
+}
+
+// Each run in a process of its own (a death test's, the test program run again), since Google Benchmark runs
+// once a process.
+TEST(OpHarness, TheBenchmarkFailsItsExitStatusWhenTheTimedOutputIsWrong) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(std::exit(run_benchmarks(relu_under_test())), ::testing::ExitedWithCode(0), "");
+  EXPECT_EXIT(std::exit(run_benchmarks(idle_past_dims())), ::testing::ExitedWithCode(1),
+              "the output of the timed run at batch=");
+}
+
+}  // namespace
+}  // namespace kernelgen::harness
