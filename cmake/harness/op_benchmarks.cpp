@@ -66,7 +66,8 @@ struct Fixture {
   }
 };
 
-// The op of run_op_benchmarks (once a process: Google Benchmark runs once), its fixture, and whether every timed output checked so far matched the reference (the exit status).
+// The op of run_op_benchmarks (once a process: Google Benchmark runs once), its fixture, and whether every timed
+// output checked so far matched the reference (the exit status).
 const OpUnderTest* g_op = nullptr;
 std::unique_ptr<Fixture> g_fixture;
 bool g_outputs_right = true;
