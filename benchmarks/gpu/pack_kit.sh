@@ -12,6 +12,9 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/kit/bin" "$stage/kit/lib" "$stage/kit/icd.d" "$stage/kit/explicit_layer.d"
 cp "$build/bin/kernelgen" "$stage/kit/bin/"
+# The cooperative-matrix ceiling (benchmarks/coopmat_ceiling.cpp) where it was built, for sweep_matmul_f16.sh.
+ceiling=$build/benchmarks/bench_kernelgen_coopmat_ceiling
+if [[ -x $ceiling ]]; then cp "$ceiling" "$stage/kit/bin/"; else ceiling=; fi
 for spec in "$build"/kernelgen/*/spec.json; do
   op=$(basename "$(dirname "$spec")")
   mkdir -p "$stage/kit/kernelgen/$op"
@@ -21,7 +24,7 @@ lvp=/usr/lib/x86_64-linux-gnu/libvulkan_lvp.so
 layer=/usr/lib/x86_64-linux-gnu/libVkLayer_khronos_validation.so
 cp "$lvp" "$layer" "$stage/kit/lib/"
 # Every library they load but glibc's own and the loader's (the device machine's recipe brings libvulkan1).
-ldd "$lvp" "$layer" "$build/bin/kernelgen" | awk '$3 ~ /^\// {print $3}' | sort -u |
+ldd "$lvp" "$layer" "$build/bin/kernelgen" $ceiling | awk '$3 ~ /^\// {print $3}' | sort -u |
   grep -vE '/(libc|libm|libdl|libpthread|librt|ld-linux-x86-64|libvulkan)\.so' |
   while read -r library; do cp -L "$library" "$stage/kit/lib/"; done
 cat > "$stage/kit/icd.d/lvp_icd.json" <<'JSON'

@@ -5,6 +5,7 @@
 #include "kernelgen/device.hpp"
 #include "kernelgen/optimise/device_peaks.hpp"
 #include "kernelgen/prompt.hpp"
+#include "kernelgen/tensor_extensions.hpp"
 
 namespace kernelgen {
 
@@ -37,7 +38,8 @@ json features(const DeviceFeatures& has) {
           {"shader_int64", has.shader_int64},
           {"shader_float64", has.shader_float64},
           {"vulkan_memory_model", has.vulkan_memory_model},
-          {"cooperative_matrix_nv", has.cooperative_matrix_nv}};
+          {"cooperative_matrix_nv", has.cooperative_matrix_nv},
+          {"pipeline_executable_info", has.pipeline_executable_info}};
 }
 
 std::string yes_no(const json& value) {
@@ -66,9 +68,13 @@ json devices_summary(const std::vector<DeviceInfo>& devices, const std::filesyst
     for (const DevicePeaks& entry : measured)
       if (entry.device == peaks_key(info))
         peaks = {{"gbytes_per_second", entry.gbytes_per_second}, {"gflops", entry.gflops}};
-    json cooperative_matrix = json::object();
-    for (const char* extension : {"VK_NV_cooperative_matrix", "VK_KHR_cooperative_matrix"})
-      cooperative_matrix[extension] = has_extension(info, extension);
+    json tensor = json::array();
+    for (const TensorExtension& extension : tensor_extensions(info))
+      tensor.push_back({{"extension", extension.vulkan},
+                        {"glsl", extension.glsl},
+                        {"device", extension.device_has},
+                        {"compiles_here", extension.compiles_here},
+                        {"runtime_enables", extension.runtime_enables}});
     summary.push_back({{"index", info.index},
                        {"name", info.name},
                        {"type", info.type},
@@ -82,7 +88,7 @@ json devices_summary(const std::vector<DeviceInfo>& devices, const std::filesyst
                        {"max_storage_buffer_range", info.max_storage_buffer_range},
                        {"timestamp_period_ns", info.timestamp_period_ns},
                        {"features", features(info.features)},
-                       {"cooperative_matrix", cooperative_matrix},
+                       {"tensor_extensions", tensor},
                        {"prompt_extensions", prompt_extensions(info)},
                        {"peaks", peaks}});
   }
@@ -108,11 +114,13 @@ std::string devices_text(const json& summary, const std::filesystem::path& peaks
             yes_no(has["shader_int8"]) + "\n";
     text += "   64-bit: int64 " + yes_no(has["shader_int64"]) + ", float64 " + yes_no(has["shader_float64"]) +
             "\n";
-    text += "   cooperative matrices:";
-    for (const auto& [extension, present] : device["cooperative_matrix"].items())
-      text += " " + extension + " " + yes_no(present) + ",";
-    // What kernelgen's runtime enables, and so what a kernel may use: VARIANTS that declare it run here.
-    text += " enabled for kernels: " + yes_no(has["cooperative_matrix_nv"]) + "\n";
+    // A kernel (a VARIANT) may use one where the device has it, this glslang compiles its GLSL extension and
+    // kernelgen's runtime enables it.
+    text += "   tensor cores (device / this glslang compiles / runtime enables):\n";
+    for (const json& extension : device["tensor_extensions"])
+      text += "     " + extension["extension"].get<std::string>() + " " + yes_no(extension["device"]) + " / " +
+              extension["glsl"].get<std::string>() + " " + yes_no(extension["compiles_here"]) + " / " +
+              yes_no(extension["runtime_enables"]) + "\n";
     text += "   extensions the prompt names: " + joined(device["prompt_extensions"]) + "\n";
     const json& peaks = device["peaks"];
     text += peaks.is_object() ? "   peaks: copy " + format("%.1f", peaks["gbytes_per_second"].get<double>()) +

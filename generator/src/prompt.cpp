@@ -5,6 +5,7 @@
 
 #include "kernelgen/device.hpp"
 #include "kernelgen/hash.hpp"
+#include "kernelgen/tensor_extensions.hpp"
 #include "embedded_text.hpp"
 
 namespace kernelgen {
@@ -102,6 +103,27 @@ std::string tolerance_text(const OpSpec& spec) {
 }
 
 
+// What the device's tensor-core extensions allow a kernel here (kernelgen/tensor_extensions.hpp): those it may
+// use, and those the device has that this glslang cannot compile or the runtime does not enable. Nothing on a
+// device without any.
+std::string tensor_core_text(const DeviceInfo& device) {
+  std::string usable, unusable;
+  for (const TensorExtension& extension : tensor_extensions(device)) {
+    if (!extension.device_has) continue;
+    if (extension.compiles_here && extension.runtime_enables) {
+      usable += (usable.empty() ? "" : ", ") + extension.glsl + " (" + extension.vulkan + ")";
+    } else {
+      unusable += (unusable.empty() ? "" : ", ") + extension.glsl + " (" + extension.vulkan + ": " +
+                  (extension.compiles_here ? "not enabled by kernelgen's runtime" : "this glslang does not compile it") +
+                  ")";
+    }
+  }
+  std::string text;
+  if (!usable.empty()) text += "- tensor cores: a kernel may use " + usable + "\n";
+  if (!unusable.empty()) text += "- tensor-core extensions a kernel may not use here: " + unusable + "\n";
+  return text;
+}
+
 std::string device_text(const DeviceInfo& device) {
   const auto& size = device.max_workgroup_size;
   std::string text = "- " + device.name + " (" + device.type + "), subgroup size " +
@@ -113,6 +135,7 @@ std::string device_text(const DeviceInfo& device) {
   for (const std::string& extension : prompt_extensions(device))
     useful += (useful.empty() ? "" : ", ") + extension;
   if (!useful.empty()) text += "- extensions: " + useful + "\n";
+  text += tensor_core_text(device);
   text += std::string("- f16 arithmetic (shaderFloat16): ") + (device.features.shader_float16 ? "yes" : "no") +
           "; 16-bit storage: " + (device.features.storage_buffer_16bit ? "yes" : "no") +
           "; int8 arithmetic: " + (device.features.shader_int8 ? "yes" : "no") + "\n";

@@ -134,6 +134,8 @@ struct FeatureChain {
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
   VkPhysicalDeviceCooperativeMatrixFeaturesNV cooperative_matrix{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pipeline_executable{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
   // Where the chain keeps each feature; null when no struct in the chain has it.
   VkBool32* storage_buffer_16bit = nullptr;
   VkBool32* uniform_and_storage_buffer_16bit = nullptr;
@@ -143,6 +145,7 @@ struct FeatureChain {
   VkBool32* shader_int8 = nullptr;
   VkBool32* vulkan_memory_model = nullptr;
   VkBool32* cooperative_matrix_nv = nullptr;
+  VkBool32* pipeline_executable_info = nullptr;
   // The device extensions the chain's structs need.
   std::vector<const char*> extensions;
 
@@ -160,6 +163,8 @@ struct FeatureChain {
       vulkan_memory_model = &vulkan12.vulkanMemoryModel;
       if (use(info, cooperative_matrix, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME))
         cooperative_matrix_nv = &cooperative_matrix.cooperativeMatrix;
+      if (use(info, pipeline_executable, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME))
+        pipeline_executable_info = &pipeline_executable.pipelineExecutableInfo;
       return;
     }
     if (use(info, storage16, VK_KHR_16BIT_STORAGE_EXTENSION_NAME)) {
@@ -188,7 +193,8 @@ struct FeatureChain {
       &FeatureChain::storage_buffer_16bit, &FeatureChain::uniform_and_storage_buffer_16bit,
       &FeatureChain::storage_buffer_8bit,  &FeatureChain::uniform_and_storage_buffer_8bit,
       &FeatureChain::shader_float16,       &FeatureChain::shader_int8,
-      &FeatureChain::vulkan_memory_model,  &FeatureChain::cooperative_matrix_nv};
+      &FeatureChain::vulkan_memory_model,  &FeatureChain::cooperative_matrix_nv,
+      &FeatureChain::pipeline_executable_info};
 
  private:
   void** tail = &core.pNext;
@@ -220,7 +226,8 @@ DeviceFeatures query_features(VkPhysicalDevice physical, const DeviceInfo& info)
           .shader_int64 = core.shaderInt64 == VK_TRUE,
           .shader_float64 = core.shaderFloat64 == VK_TRUE,
           .vulkan_memory_model = has(chain.vulkan_memory_model),
-          .cooperative_matrix_nv = has(chain.cooperative_matrix_nv)};
+          .cooperative_matrix_nv = has(chain.cooperative_matrix_nv),
+          .pipeline_executable_info = has(chain.pipeline_executable_info)};
 }
 
 DeviceInfo describe(VkPhysicalDevice physical, uint32_t index) {

@@ -1,6 +1,7 @@
 #include "kernelgen/kernel.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -45,14 +46,19 @@ std::vector<bool> check_contract(std::span<const uint32_t> spirv, uint32_t bindi
 }  // namespace
 
 Kernel::Kernel(const Device& device, std::span<const uint32_t> spirv, uint32_t binding_count, uint32_t dim_count)
-    : Kernel(device.vk_device(), spirv, binding_count, dim_count, DeviceInternals::pipeline_cache(device)) {
+    : Kernel(device.vk_device(), spirv, binding_count, dim_count, DeviceInternals::pipeline_cache(device),
+             device.info().features.pipeline_executable_info) {
   watchers_ = device.buffer_watchers();
   watchers_->watch(this);
 }
 
 Kernel::Kernel(VkDevice device, std::span<const uint32_t> spirv, uint32_t binding_count, uint32_t dim_count,
                VkPipelineCache pipeline_cache)
-    : device_(device), binding_count_(binding_count), dim_count_(dim_count) {
+    : Kernel(device, spirv, binding_count, dim_count, pipeline_cache, false) {}
+
+Kernel::Kernel(VkDevice device, std::span<const uint32_t> spirv, uint32_t binding_count, uint32_t dim_count,
+               VkPipelineCache pipeline_cache, bool capture_statistics)
+    : device_(device), binding_count_(binding_count), dim_count_(dim_count), capture_statistics_(capture_statistics) {
   writes_ = check_contract(spirv, binding_count);
   try {
     create(spirv, pipeline_cache);
@@ -93,6 +99,7 @@ void Kernel::create(std::span<const uint32_t> spirv, VkPipelineCache pipeline_ca
   pipeline.stage.module = module_;
   pipeline.stage.pName = "main";
   pipeline.layout = pipeline_layout_;
+  if (capture_statistics_) pipeline.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   vk_check(vkCreateComputePipelines(device_, pipeline_cache, 1, &pipeline, nullptr, &pipeline_),
            "creating the compute pipeline");
 }
@@ -104,6 +111,7 @@ Kernel::Kernel(Kernel&& other) noexcept
       device_(std::exchange(other.device_, VK_NULL_HANDLE)),
       binding_count_(other.binding_count_),
       dim_count_(other.dim_count_),
+      capture_statistics_(other.capture_statistics_),
       writes_(std::move(other.writes_)),
       module_(std::exchange(other.module_, VK_NULL_HANDLE)),
       set_layout_(std::exchange(other.set_layout_, VK_NULL_HANDLE)),
@@ -127,6 +135,7 @@ Kernel& Kernel::operator=(Kernel&& other) noexcept {
   std::swap(device_, moved.device_);
   std::swap(binding_count_, moved.binding_count_);
   std::swap(dim_count_, moved.dim_count_);
+  std::swap(capture_statistics_, moved.capture_statistics_);
   std::swap(writes_, moved.writes_);
   std::swap(module_, moved.module_);
   std::swap(set_layout_, moved.set_layout_);
@@ -252,6 +261,57 @@ void Kernel::record(VkCommandBuffer command_buffer, std::span<const VkBuffer> bu
   if (dim_count_ > 0)
     vkCmdPushConstants(command_buffer, pipeline_layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, dim_count_ * 4, dims.data());
   vkCmdDispatch(command_buffer, grid.x, grid.y, grid.z);
+}
+
+namespace {
+
+std::string statistic_value(const VkPipelineExecutableStatisticKHR& statistic) {
+  switch (statistic.format) {
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
+      return statistic.value.b32 ? "true" : "false";
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
+      return std::to_string(statistic.value.i64);
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
+      return std::to_string(statistic.value.u64);
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR: {
+      char text[32];
+      std::snprintf(text, sizeof text, "%.4g", statistic.value.f64);
+      return text;
+    }
+    default:
+      return "?";
+  }
+}
+
+}  // namespace
+
+std::vector<PipelineStatistic> Kernel::statistics() const {
+  std::vector<PipelineStatistic> statistics;
+  if (!capture_statistics_ || pipeline_ == VK_NULL_HANDLE) return statistics;
+  const auto properties_of = reinterpret_cast<PFN_vkGetPipelineExecutablePropertiesKHR>(
+      vkGetDeviceProcAddr(device_, "vkGetPipelineExecutablePropertiesKHR"));
+  const auto statistics_of = reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(
+      vkGetDeviceProcAddr(device_, "vkGetPipelineExecutableStatisticsKHR"));
+  if (!properties_of || !statistics_of) return statistics;
+  VkPipelineInfoKHR pipeline{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
+  pipeline.pipeline = pipeline_;
+  uint32_t count = 0;
+  vk_check(properties_of(device_, &pipeline, &count, nullptr), "counting the pipeline's executables");
+  std::vector<VkPipelineExecutablePropertiesKHR> executables(count, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR});
+  vk_check(properties_of(device_, &pipeline, &count, executables.data()), "reading the pipeline's executables");
+  for (uint32_t e = 0; e < count; ++e) {
+    VkPipelineExecutableInfoKHR executable{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
+    executable.pipeline = pipeline_;
+    executable.executableIndex = e;
+    uint32_t statistic_count = 0;
+    vk_check(statistics_of(device_, &executable, &statistic_count, nullptr), "counting a pipeline's statistics");
+    std::vector<VkPipelineExecutableStatisticKHR> values(statistic_count,
+                                                         {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
+    vk_check(statistics_of(device_, &executable, &statistic_count, values.data()), "reading a pipeline's statistics");
+    for (const auto& value : values)
+      statistics.push_back({executables[e].name, value.name, statistic_value(value)});
+  }
+  return statistics;
 }
 
 }  // namespace kernelgen

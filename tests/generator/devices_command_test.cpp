@@ -55,8 +55,13 @@ TEST(Devices, SummaryHasTheCapabilitiesThePromptUses) {
   EXPECT_EQ(device["features"]["shader_float16"], true);
   EXPECT_EQ(device["features"]["shader_int8"], false);
   EXPECT_EQ(device["features"]["cooperative_matrix_nv"], true);
-  EXPECT_EQ(device["cooperative_matrix"]["VK_NV_cooperative_matrix"], true);
-  EXPECT_EQ(device["cooperative_matrix"]["VK_KHR_cooperative_matrix"], false);
+  const json& tensor = device["tensor_extensions"];
+  ASSERT_EQ(tensor.size(), 5u);
+  EXPECT_EQ(tensor[0], json({{"extension", "VK_NV_cooperative_matrix"}, {"glsl", "GL_NV_cooperative_matrix"},
+                             {"device", true}, {"compiles_here", true}, {"runtime_enables", true}}));
+  EXPECT_EQ(tensor[1]["extension"], "VK_KHR_cooperative_matrix");
+  EXPECT_EQ(tensor[1]["device"], false);
+  EXPECT_EQ(tensor[1]["runtime_enables"], false);
   EXPECT_THAT(device["prompt_extensions"].get<std::vector<std::string>>(),
               ElementsAre("VK_NV_cooperative_matrix", "VK_KHR_shader_float16_int8", "VK_KHR_16bit_storage"));
   EXPECT_TRUE(device["peaks"].is_null());
@@ -72,9 +77,9 @@ TEST(Devices, TextSaysWhatEachDeviceCanDo) {
   EXPECT_THAT(text, HasSubstr("subgroup operations: basic, arithmetic"));
   EXPECT_THAT(text, HasSubstr("16-bit: storage yes, f16 arithmetic yes, int16 yes"));
   EXPECT_THAT(text, HasSubstr("8-bit: storage no, int8 arithmetic no"));
-  EXPECT_THAT(
-      text, HasSubstr("cooperative matrices: VK_KHR_cooperative_matrix no, VK_NV_cooperative_matrix yes, enabled for "
-                      "kernels: yes\n"));
+  EXPECT_THAT(text, HasSubstr("tensor cores (device / this glslang compiles / runtime enables):\n"
+                              "     VK_NV_cooperative_matrix yes / GL_NV_cooperative_matrix yes / yes\n"));
+  EXPECT_THAT(text, HasSubstr("     VK_NV_cooperative_matrix2 no / GL_NV_cooperative_matrix2 "));
   EXPECT_THAT(text, HasSubstr("peaks: not measured yet (a build step that searches measures them into " +
                               (dir.path() / "device_peaks.json").string() + ")"));
 }

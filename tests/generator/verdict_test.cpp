@@ -166,6 +166,20 @@ TEST(Describe, TimingNamesTheDimsItRanAt) {
   EXPECT_THAT(describe(verdict), Not(HasSubstr("spread")));  // a timing from before the quartiles were kept
 }
 
+// The driver's statistics of the timed pipeline (VK_KHR_pipeline_executable_properties), as NVIDIA names them.
+TEST(Describe, TimingGivesThePipelinesStatisticsWhereTheDriverReportsThem) {
+  Verdict verdict;
+  verdict.timing = Timing{.device = "NVIDIA H100", .runs = 31, .median_ns = 1500, .min_ns = 1200,
+      .gbytes_per_second = 2.5, .gflops = 1.5};
+  EXPECT_THAT(describe(verdict), Not(HasSubstr("pipeline")));
+  verdict.timing->pipeline = {{"Register Count", "128"}, {"Shared Memory Size", "36864"}};
+  EXPECT_THAT(describe(verdict),
+              HasSubstr("  pipeline (the driver's statistics): Register Count 128, Shared Memory Size 36864\n"));
+  const Verdict back = nlohmann::json::parse(nlohmann::json(verdict).dump()).get<Verdict>();
+  ASSERT_TRUE(back.timing);
+  EXPECT_EQ(back.timing->pipeline, verdict.timing->pipeline);
+}
+
 TEST(Describe, TimingGivesItsSpreadAndFractionOfPeak) {
   Verdict verdict;
   verdict.timing = Timing{.device = "llvmpipe", .runs = 31, .median_ns = 1500, .min_ns = 1200, .p25_ns = 1400,

@@ -61,6 +61,9 @@ std::string performance_text(const Timing& timing) {
   text += " (spread " + format("%.2f", spread / 1e3) + " us), " + format("%.3g", timing.gbytes_per_second) + " GB/s";
   if (timing.gflops > 0) text += ", " + format("%.3g", timing.gflops) + " GFLOP/s";
   if (timing.fraction_of_peak) text += ", " + format("%.1f", 100 * *timing.fraction_of_peak) + "% of the device's peak";
+  // The driver's statistics of the compiled kernel (registers, shared memory...), where the device reports them:
+  // what limits how many workgroups share a multiprocessor.
+  if (!timing.pipeline.empty()) text += "; the driver's statistics of its pipeline: " + pipeline_text(timing.pipeline);
   return text;
 }
 

@@ -653,6 +653,8 @@ TimedRun time_kernel(Device& device, const OpSpec& spec, const KernelBinary& bin
   timing.flush_bytes = timer.flush_bytes();
   timing.gbytes_per_second = spec.bytes_at(dims) / timing.median_ns;
   timing.gflops = spec.flops_at(dims) / timing.median_ns;
+  for (const PipelineStatistic& statistic : kernel.statistics())
+    timing.pipeline.emplace_back(statistic.name, statistic.value);
   timed.outputs = download_outputs(spec, dims, buffers);
   return timed;
 }

@@ -86,6 +86,12 @@ std::string sized_case_lines(const std::vector<CaseResult>& cases) {
 
 }  // namespace
 
+std::string pipeline_text(const std::vector<std::pair<std::string, std::string>>& statistics) {
+  std::string text;
+  for (const auto& [name, value] : statistics) text += (text.empty() ? "" : ", ") + name + " " + value;
+  return text;
+}
+
 std::string describe(const Verdict& verdict) {
   std::string text = std::string(status_name(verdict.status));
   if (!verdict.reason.empty()) text += ": " + verdict.reason;
@@ -109,6 +115,8 @@ std::string describe(const Verdict& verdict) {
       text += format(", %.1f%% of the device's peak", 100 * *verdict.timing->fraction_of_peak, 0);
     text += "\n";
   }
+  if (verdict.timing && !verdict.timing->pipeline.empty())
+    text += "  pipeline (the driver's statistics): " + pipeline_text(verdict.timing->pipeline) + "\n";
   if (!verdict.timing_error.empty()) text += "  not timed: " + verdict.timing_error + "\n";
   if (verdict.devices.size() > 1) {
     text += "  passed on";
@@ -132,6 +140,10 @@ void to_json(nlohmann::json& json, const Timing& t) {
           {"gbytes_per_second", json_number(t.gbytes_per_second)},
           {"gflops", json_number(t.gflops)}};
   if (t.fraction_of_peak) json["fraction_of_peak"] = json_number(*t.fraction_of_peak);
+  if (!t.pipeline.empty()) {
+    json["pipeline"] = nlohmann::json::array();
+    for (const auto& [name, value] : t.pipeline) json["pipeline"].push_back({{"name", name}, {"value", value}});
+  }
 }
 
 TimingStats Timing::stats() const {
@@ -175,6 +187,8 @@ void from_json(const nlohmann::json& json, Timing& t) {
   if (json.contains("fraction_of_peak")) t.fraction_of_peak = number_from_json(json.at("fraction_of_peak"));
   t.gbytes_per_second = number_from_json(json.at("gbytes_per_second"));
   t.gflops = number_from_json(json.at("gflops"));
+  for (const auto& statistic : json.value("pipeline", nlohmann::json::array()))
+    t.pipeline.emplace_back(statistic.at("name").get<std::string>(), statistic.at("value").get<std::string>());
 }
 
 void from_json(const nlohmann::json& json, CaseResult& c) {

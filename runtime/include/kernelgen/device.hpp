@@ -81,6 +81,9 @@ struct DeviceFeatures {
   // VkPhysicalDeviceCooperativeMatrixFeaturesNV::cooperativeMatrix (VK_NV_cooperative_matrix): tensor cores.
   bool vulkan_memory_model = false;
   bool cooperative_matrix_nv = false;
+  // VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR::pipelineExecutableInfo: the driver's statistics of
+  // a compiled kernel (Kernel::statistics(): registers, shared memory... as the driver names them).
+  bool pipeline_executable_info = false;
 };
 
 struct DeviceInfo {

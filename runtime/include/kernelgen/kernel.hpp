@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <span>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -23,6 +24,14 @@ class BufferWatchers;
 // Two ways to use one: through a kernelgen Device and Sequence, or recorded straight into a command buffer of
 // an engine that owns its own VkDevice and VkBuffers (the second constructor and record()). Thread-safe: one
 // Kernel may record into several command buffers on several threads at once.
+// One statistic the driver reports of a compiled kernel (VK_KHR_pipeline_executable_properties): the executable
+// it belongs to, the statistic's name as the driver gives it (NVIDIA's register count, say) and its value as text.
+struct PipelineStatistic {
+  std::string executable;
+  std::string name;
+  std::string value;
+};
+
 class Kernel {
  public:
   // The pipeline goes through the Device's VkPipelineCache (DeviceOptions::pipeline_cache_path).
@@ -59,8 +68,13 @@ class Kernel {
   void forget(VkBuffer buffer);
   // How many descriptor sets are cached now.
   std::size_t cached_descriptor_sets() const;
+  // The driver's statistics of the compiled pipeline, where the kernel was made on a Device that enabled
+  // VK_KHR_pipeline_executable_properties (DeviceFeatures::pipeline_executable_info); empty elsewhere.
+  std::vector<PipelineStatistic> statistics() const;
 
  private:
+  Kernel(VkDevice device, std::span<const uint32_t> spirv, uint32_t binding_count, uint32_t dim_count,
+         VkPipelineCache pipeline_cache, bool capture_statistics);
   void create(std::span<const uint32_t> spirv, VkPipelineCache pipeline_cache);
   void forget_if(bool identities_given, uint64_t key);
   VkDescriptorSet descriptor_set(std::span<const VkBuffer> buffers, std::span<const uint64_t> identity,
@@ -76,6 +90,7 @@ class Kernel {
   VkDevice device_ = VK_NULL_HANDLE;
   uint32_t binding_count_ = 0;
   uint32_t dim_count_ = 0;
+  bool capture_statistics_ = false;  // the pipeline was made with VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR
   std::vector<bool> writes_;
   VkShaderModule module_ = VK_NULL_HANDLE;
   VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;

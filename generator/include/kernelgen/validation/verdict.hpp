@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -51,6 +52,9 @@ struct Timing {
   double gflops = 0;
   // max(GB/s / peak bandwidth, GFLOP/s / peak FLOP/s) of the device's measured peaks, when known.
   std::optional<double> fraction_of_peak;
+  // The driver's statistics of the timed kernel (Kernel::statistics(): name and value, e.g. NVIDIA's register
+  // count), where the device reports them.
+  std::vector<std::pair<std::string, std::string>> pipeline;
 
   TimingStats stats() const;
 };
@@ -72,6 +76,9 @@ struct Verdict {
 
   bool passed() const { return status == Status::PASSED; }
 };
+
+// A Timing's pipeline statistics on one line: "name value, name value".
+std::string pipeline_text(const std::vector<std::pair<std::string, std::string>>& statistics);
 
 // Human-readable report: the status, the reason, one line per case (for an op validated at several sizes: the
 // failing cases and one line per case kind over all sizes), the seed to replay.

@@ -1,0 +1,79 @@
+#include "kernelgen/tensor_extensions.hpp"
+
+#include <map>
+#include <mutex>
+
+#include "kernelgen/compile.hpp"
+#include "kernelgen/device.hpp"
+
+namespace kernelgen {
+
+namespace {
+
+struct Known {
+  const char* vulkan;
+  const char* glsl;
+  const char* probe;  // a kernel's declarations and main() that use the GLSL extension
+};
+
+// Each probe enables what its extension needs and declares a value of the extension's type: a glslang that does
+// not know the extension stops at the #extension line or the type.
+constexpr const char* kHeader =
+    "#version 450\n"
+    "#extension GL_KHR_memory_scope_semantics : require\n"
+    "#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require\n";
+
+const Known kKnown[] = {
+    {"VK_NV_cooperative_matrix", "GL_NV_cooperative_matrix",
+     "#extension GL_NV_cooperative_matrix : require\n"
+     "layout(local_size_x = 32) in;\n"
+     "void main() { fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> m = fcoopmatNV<16, gl_ScopeSubgroup, 16, 8>(0.0); }\n"},
+    {"VK_KHR_cooperative_matrix", "GL_KHR_cooperative_matrix",
+     "#extension GL_KHR_cooperative_matrix : require\n"
+     "layout(local_size_x = 32) in;\n"
+     "void main() {\n"
+     "  coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA> m =\n"
+     "      coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA>(0.0);\n"
+     "}\n"},
+    {"VK_NV_cooperative_matrix2", "GL_NV_cooperative_matrix2",
+     "#extension GL_KHR_cooperative_matrix : require\n"
+     "#extension GL_NV_cooperative_matrix2 : require\n"
+     "layout(local_size_x = 32) in;\n"
+     "void main() { tensorLayoutNV<2> layout2 = createTensorLayoutNV(2); }\n"},
+    {"VK_KHR_shader_bfloat16", "GL_EXT_bfloat16",
+     "#extension GL_EXT_bfloat16 : require\n"
+     "layout(local_size_x = 32) in;\n"
+     "void main() { bfloat16_t x = bfloat16_t(1.0); }\n"},
+    {"VK_NV_cooperative_vector", "GL_NV_cooperative_vector",
+     "#extension GL_NV_cooperative_vector : require\n"
+     "layout(local_size_x = 32) in;\n"
+     "void main() { coopvecNV<float16_t, 16> v = coopvecNV<float16_t, 16>(0.0); }\n"},
+};
+
+}  // namespace
+
+bool glsl_extension_compiles(const std::string& glsl_extension) {
+  static std::mutex mutex;
+  static std::map<std::string, bool> probed;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (const auto found = probed.find(glsl_extension); found != probed.end()) return found->second;
+  bool compiles = false;
+  for (const Known& known : kKnown)
+    if (glsl_extension == known.glsl) compiles = compile_glsl(std::string(kHeader) + known.probe).ok;
+  probed[glsl_extension] = compiles;
+  return compiles;
+}
+
+std::vector<TensorExtension> tensor_extensions(const DeviceInfo& device) {
+  std::vector<TensorExtension> extensions;
+  for (const Known& known : kKnown) {
+    TensorExtension extension{known.vulkan, known.glsl, has_extension(device, known.vulkan),
+                              glsl_extension_compiles(known.glsl), false};
+    // The runtime enables VK_NV_cooperative_matrix's feature where the device has it (kernelgen/device.hpp).
+    extension.runtime_enables = extension.vulkan == "VK_NV_cooperative_matrix" && device.features.cooperative_matrix_nv;
+    extensions.push_back(extension);
+  }
+  return extensions;
+}
+
+}  // namespace kernelgen
