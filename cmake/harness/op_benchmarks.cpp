@@ -44,8 +44,9 @@ struct Fixture {
   }
   static uint64_t seed(const OpUnderTest& op) {
     const uint64_t s = base_seed_from_environment();
-    std::printf("kernelgen: op %s, inputs from base seed %llu (replay with KERNELGEN_SEED=%llu)\n", op.name,
-                static_cast<unsigned long long>(s), static_cast<unsigned long long>(s));
+    // On stderr: stdout is Google Benchmark's report, JSON with --benchmark_format=json (benchmarks/compare).
+    std::fprintf(stderr, "kernelgen: op %s, inputs from base seed %llu (replay with KERNELGEN_SEED=%llu)\n",
+                 op.name, static_cast<unsigned long long>(s), static_cast<unsigned long long>(s));
     return s;
   }
   // What is wrong with the outputs the buffers hold, or nothing; the largest DIMS is a size small enough for

@@ -29,7 +29,7 @@ extern char** environ;
 namespace kernelgen {
 namespace {
 
-constexpr int kKills = 12;
+constexpr int kKills = 8;  // each CI run draws its own moments (the seed is printed)
 
 class CrashSafety : public ::testing::Test {
  protected:
