@@ -223,6 +223,7 @@ json report_summary(const std::filesystem::path& log_dir) {
                        {"best_us", microseconds(row.best_ns)},
                        {"speedup", both ? json(*row.first_correct_ns / *row.best_ns) : json()},
                        {"fraction_of_peak", rate("fraction_of_peak")},
+                       {"peaks_bound", timing.value("peaks_bound", true)},
                        {"best_record", row.best ? json((*row.best)["file"]) : json()},
                        {"device", timing.contains("device") ? timing["device"] : json()},
                        {"dims", timing.contains("dims") ? timing["dims"] : json()},
@@ -237,6 +238,11 @@ json report_summary(const std::filesystem::path& log_dir) {
                        {"cost_usd", row.cost_unknown ? json("unknown") : json(row.cost)}});
   }
   return summary;
+}
+
+bool beyond_peaks(const json& row) {
+  return row.value("peaks_bound", true) && row["fraction_of_peak"].is_number() &&
+         row["fraction_of_peak"].get<double>() > kImpossibleFractionOfPeak;
 }
 
 std::string rounds_text(const json& row) {
@@ -269,7 +275,7 @@ std::string report_records(const std::filesystem::path& log_dir) {
             pad(row["speedup"].is_number() ? format("%.2fx", row["speedup"].get<double>()) : "-", 9) +
             pad(row["fraction_of_peak"].is_number()
                     ? format("%.1f%%", 100 * row["fraction_of_peak"].get<double>()) +
-                          (row["fraction_of_peak"].get<double>() > kImpossibleFractionOfPeak ? "!" : "")
+                          (beyond_peaks(row) ? "!" : "")
                     : "-",
                 8) +
             pad(std::to_string(row["tokens"].get<int64_t>()), 10) +
@@ -282,7 +288,7 @@ std::string report_records(const std::filesystem::path& log_dir) {
               describe_missing(row["reduced_validation"].get<std::vector<std::string>>()) + "\n";
   // Timings beyond the device's peaks, which no kernel can reach: each op marked "!" above, said again here.
   for (const json& row : summary)
-    if (row["fraction_of_peak"].is_number() && row["fraction_of_peak"].get<double>() > kImpossibleFractionOfPeak)
+    if (beyond_peaks(row))
       text += "! " + row["op"].get<std::string>() + ": its best time is " +
               format("%.0f%%", 100 * row["fraction_of_peak"].get<double>()) +
               " of the device's measured peaks: faster than the device can be; does the kernel skip work, or do "

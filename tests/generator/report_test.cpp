@@ -273,6 +273,21 @@ TEST(Report, ATimeBeyondTheDevicesPeaksIsMarkedImpossible) {
               HasSubstr("150.0 GB/s against 100.0"));
 }
 
+// On a CPU device the measured peaks are no ceiling (Timing::peaks_bound): the fraction is shown, unmarked.
+TEST(Report, ATimeBeyondTheMeasuredPeaksOfACpuDeviceIsNotMarked) {
+  const test::ScratchDir dir;
+  CandidateRecord on_cpu = make_record({.timestamp = "2025-01-01T00:00:01.000Z", .median_us = 80.0, .fraction = 1.5});
+  on_cpu.verdict.timing->peaks_bound = false;
+  write_record(dir.path(), on_cpu);
+  const std::string text = report_records(dir.path());
+  EXPECT_THAT(text, HasSubstr("150.0% "));
+  EXPECT_THAT(text, Not(HasSubstr("150.0%!")));
+  EXPECT_THAT(text, Not(HasSubstr("! relu:")));
+  EXPECT_THAT(report_html(dir.path()), Not(HasSubstr("150.0%!")));
+  const auto back = nlohmann::json::parse(nlohmann::json(*on_cpu.verdict.timing).dump()).get<Timing>();
+  EXPECT_FALSE(back.peaks_bound);
+}
+
 TEST(Report, AKernelValidatedWithLessThanTheFullProtocolSaysWhatWasMissing) {
   const test::ScratchDir dir;
   CandidateRecord reduced = make_record({.timestamp = "2025-01-01T00:00:01.000Z", .median_us = 80.0});

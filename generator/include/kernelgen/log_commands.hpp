@@ -36,6 +36,9 @@ nlohmann::json report_summary(const std::filesystem::path& log_dir);
 // A report_summary row's rounds as the report shows them: correction rounds, then "+" optimisation rounds
 // ("2+1").
 std::string rounds_text(const nlohmann::json& row);
+// Whether a report_summary row's best time is beyond the device's measured peaks (kImpossibleFractionOfPeak),
+// where they bound it (Timing::peaks_bound: on a GPU, not on a CPU device): "!" in the reports.
+bool beyond_peaks(const nlohmann::json& row);
 // report_summary as a table.
 std::string report_records(const std::filesystem::path& log_dir);
 

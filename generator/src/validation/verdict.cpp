@@ -140,6 +140,7 @@ void to_json(nlohmann::json& json, const Timing& t) {
           {"gbytes_per_second", json_number(t.gbytes_per_second)},
           {"gflops", json_number(t.gflops)}};
   if (t.fraction_of_peak) json["fraction_of_peak"] = json_number(*t.fraction_of_peak);
+  if (!t.peaks_bound) json["peaks_bound"] = false;
   if (!t.pipeline.empty()) {
     json["pipeline"] = nlohmann::json::array();
     for (const auto& [name, value] : t.pipeline) json["pipeline"].push_back({{"name", name}, {"value", value}});
@@ -185,6 +186,7 @@ void from_json(const nlohmann::json& json, Timing& t) {
   t.p75_ns = json.contains("p75_ns") ? number_from_json(json.at("p75_ns")) : 0;
   t.flush_bytes = json.value("flush_bytes", uint64_t{0});
   if (json.contains("fraction_of_peak")) t.fraction_of_peak = number_from_json(json.at("fraction_of_peak"));
+  t.peaks_bound = json.value("peaks_bound", true);
   t.gbytes_per_second = number_from_json(json.at("gbytes_per_second"));
   t.gflops = number_from_json(json.at("gflops"));
   for (const auto& statistic : json.value("pipeline", nlohmann::json::array()))

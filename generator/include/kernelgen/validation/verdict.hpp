@@ -52,6 +52,10 @@ struct Timing {
   double gflops = 0;
   // max(GB/s / peak bandwidth, GFLOP/s / peak FLOP/s) of the device's measured peaks, when known.
   std::optional<double> fraction_of_peak;
+  // Whether those peaks bound this timing, so that a fraction above kImpossibleFractionOfPeak
+  // (optimise/device_peaks.hpp) means the timing is wrong: on a GPU; not on a CPU device such as lavapipe, whose
+  // copy probe over buffers larger than its caches moves less than a kernel over a working set that fits them.
+  bool peaks_bound = true;
   // The driver's statistics of the timed kernel (Kernel::statistics(): name and value, e.g. NVIDIA's register
   // count), where the device reports them.
   std::vector<std::pair<std::string, std::string>> pipeline;
