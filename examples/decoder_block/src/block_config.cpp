@@ -1,0 +1,13 @@
+#include "block_config.hpp"
+
+#include <stdexcept>
+
+namespace block {
+
+BlockConfig config_named(const std::string& name) {
+  if (name == "tiny") return {"tiny", 64, 4, 160, 10000.0};
+  if (name == "llama") return {"llama", 4096, 32, 14336, 500000.0};
+  throw std::invalid_argument("--config " + name + ": expected tiny or llama");
+}
+
+}  // namespace block

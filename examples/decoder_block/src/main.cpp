@@ -1,0 +1,198 @@
+// The decoder block application:
+//   decoder_block check --config tiny --tokens 7 --seed 1 --weights tiny.safetensors
+//     makes the weights from the seed, writes them and reads them back, runs one forward pass on the GPU (twice,
+//     through the one recording) and checks every stage against the CPU reference; exit 0 when all pass.
+//   decoder_block bench --config llama --tokens 512 --weights llama.safetensors --json times.json
+//     times the recorded forward pass with GPU timestamps per dispatch (medians over --iterations).
+#include "block_check.hpp"
+#include "block_config.hpp"
+#include "block_reference.hpp"
+#include "decoder_block.hpp"
+#include "weights.hpp"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <random>
+
+namespace {
+
+using block::Matrix;
+
+// The block's input: tokens x hidden, uniform in [-1, 1), from the seed.
+Matrix make_input(int64_t tokens, int64_t hidden, uint64_t seed) {
+  std::mt19937_64 rng(seed * 0x9e3779b97f4a7c15ull + 1);
+  Matrix x(tokens, hidden);
+  for (Eigen::Index i = 0; i < x.size(); ++i)
+    x.data()[i] = static_cast<float>(2.0 * (static_cast<double>(rng() >> 11) * 0x1.0p-53) - 1.0);
+  return x;
+}
+
+// Makes the weights, writes them, and reads them back: the block runs on what the file holds.
+block::BlockWeights weights_through_file(const block::BlockConfig& config, uint64_t seed,
+                                         const std::filesystem::path& path) {
+  if (!std::filesystem::exists(path)) {
+    std::printf("writing %s weights (seed %llu) to %s\n", config.name.c_str(), static_cast<unsigned long long>(seed),
+                path.c_str());
+    block::write_weights(block::make_weights(config, seed), path);
+  }
+  return block::read_weights(config, path);
+}
+
+int check(const block::BlockConfig& config, int64_t tokens, uint64_t seed, const std::filesystem::path& path,
+          bool tamper) {
+  std::filesystem::remove(path);  // the check writes the file from its seed, every time
+  const block::BlockWeights weights = weights_through_file(config, seed, path);
+  const Matrix x = make_input(tokens, config.hidden, seed);
+
+  kernelgen::Device device;
+  std::printf("device: %s\n", device.info().name.c_str());
+  block::DecoderBlock gpu(device, weights, tokens, false);
+  for (const std::string& line : gpu.kernels()) std::printf("  %s\n", line.c_str());
+  gpu.set_input({x.data(), static_cast<size_t>(x.size())});
+  gpu.forward();
+  const std::vector<float> first = gpu.stage("output");
+  gpu.forward();  // the same recording, submitted again
+  if (gpu.stage("output") != first) {
+    std::printf("FAILED: a second submission of the recording gave another output\n");
+    return 1;
+  }
+
+  // Each stage twice: against the reference's whole chain from x (bounds carried through every stage), and
+  // against the reference run on the GPU's own inputs to that stage (each dispatch's rounding alone).
+  const block::RopeTables tables = block::rope_tables(config, 0, tokens);
+  const std::vector<block::Stage> chain = block::reference_block(weights, tables, x);
+  // --tamper moves output element 0 by 5 times its bound as a stage alone (the tighter of the two).
+  const float tamper_bound = tamper ? block::reference_block(weights, tables, x, [&](const std::string& name) {
+    const std::vector<float> values = gpu.stage(name);
+    const auto cols = static_cast<Eigen::Index>(values.size()) / tokens;
+    return block::Stage{name, Eigen::Map<const Matrix>(values.data(), tokens, cols), Matrix::Zero(tokens, cols)};
+  }).back().bound(0, 0) : 0.0f;
+  std::map<std::string, std::vector<float>> downloaded;
+  auto gpu_stage = [&](const std::string& name) -> const std::vector<float>& {
+    auto [it, inserted] = downloaded.try_emplace(name);
+    if (inserted) {
+      it->second = gpu.stage(name);
+      if (tamper && name == "output") it->second[0] += 5.0f * tamper_bound;
+    }
+    return it->second;
+  };
+  auto gpu_as_stage = [&](const std::string& name) {
+    const std::vector<float>& values = gpu_stage(name);
+    const auto cols = static_cast<Eigen::Index>(values.size()) / tokens;
+    return block::Stage{name, Eigen::Map<const Matrix>(values.data(), tokens, cols), Matrix::Zero(tokens, cols)};
+  };
+  const std::vector<block::Stage> local = block::reference_block(weights, tables, x, gpu_as_stage);
+  const auto chain_results = block::check_block(chain, gpu_stage);
+  const auto local_results = block::check_block(local, gpu_stage);
+
+  std::printf("%s block, %lld tokens, %u barriers; each stage against the CPU reference, of the whole chain from x "
+              "and of the stage alone on the GPU's inputs:\n",
+              config.name.c_str(), static_cast<long long>(tokens), gpu.barriers());
+  std::printf("  %-15s %11s %11s %9s   %11s %9s\n", "stage", "chain error", "relative", "of bound", "alone error",
+              "of bound");
+  int failed = 0;
+  for (size_t i = 0; i < chain_results.size(); ++i) {
+    const block::StageResult &c = chain_results[i], &l = local_results[i];
+    std::printf("  %-15s %11.3g %11.3g %8.1f%%   %11.3g %8.1f%%\n", c.name.c_str(), c.max_error, c.max_relative,
+                100.0 * c.max_bound_used, l.max_error, 100.0 * l.max_bound_used);
+    for (const auto& [what, r] : {std::pair{"whole chain", &c}, std::pair{"alone", &l}})
+      if (!r->first_failure.empty()) {
+        std::printf("FAILED: stage %s (%s): %s\n", r->name.c_str(), what, r->first_failure.c_str());
+        ++failed;
+      }
+  }
+  if (failed) return 1;
+  std::printf("passed: every element of every stage within its bound\n");
+  return 0;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+int bench(const block::BlockConfig& config, int64_t tokens, uint64_t seed, const std::filesystem::path& path,
+          int iterations, const std::string& json_path) {
+  const block::BlockWeights weights = weights_through_file(config, seed, path);
+  const Matrix x = make_input(tokens, config.hidden, seed);
+  kernelgen::Device device;
+  block::DecoderBlock gpu(device, weights, tokens, true);
+  gpu.set_input({x.data(), static_cast<size_t>(x.size())});
+  for (int i = 0; i < 3; ++i) gpu.forward();  // warm-up: pipelines, caches, clocks
+
+  std::map<std::string, std::vector<double>> per_stage;
+  std::vector<std::string> order;
+  std::vector<double> gpu_total, wall;
+  for (int i = 0; i < iterations; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    gpu.forward();
+    wall.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+    double total = 0.0;
+    for (const auto& [name, ns] : gpu.dispatch_times()) {
+      if (per_stage[name].empty()) order.push_back(name);
+      per_stage[name].push_back(ns / 1000.0);
+      total += ns / 1000.0;
+    }
+    gpu_total.push_back(total);
+  }
+  std::printf("device: %s\n%s block, %lld tokens, medians of %d forward passes:\n", device.info().name.c_str(),
+              config.name.c_str(), static_cast<long long>(tokens), iterations);
+  for (const std::string& line : gpu.kernels()) std::printf("  %s\n", line.c_str());
+  nlohmann::json out = {{"device", device.info().name}, {"config", config.name}, {"tokens", tokens},
+                        {"iterations", iterations}, {"kernels", gpu.kernels()}};
+  const double total = median(gpu_total);
+  for (const std::string& name : order) {
+    const double us = median(per_stage[name]);
+    std::printf("  %-15s %10.1f us %6.1f%%\n", name.c_str(), us, 100.0 * us / total);
+    out["stages_us"][name] = us;
+  }
+  std::printf("  %-15s %10.1f us (GPU, timestamps)\n  %-15s %10.1f us (submit to wait, host)\n", "total", total,
+              "wall", median(wall));
+  std::printf("  %.0f tokens/s\n", static_cast<double>(tokens) / (median(wall) * 1e-6));
+  out["gpu_us"] = total;
+  out["wall_us"] = median(wall);
+  if (!json_path.empty()) std::ofstream(json_path) << out.dump(2) << "\n";
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"A Llama-style decoder block on kernelgen ops"};
+  app.require_subcommand(1);
+  std::string config_name = "tiny", weights_path, json_path;
+  int64_t tokens = 7;
+  uint64_t seed = 1;
+  int iterations = 20;
+  bool tamper = false;
+  auto common = [&](CLI::App* command) {
+    command->add_option("--config", config_name, "tiny or llama")->capture_default_str();
+    command->add_option("--tokens", tokens, "tokens in the prompt")->capture_default_str()->check(CLI::Range(1, 1 << 20));
+    command->add_option("--seed", seed, "the weights' and the input's seed")->capture_default_str();
+    command->add_option("--weights", weights_path, "the safetensors file of the weights")->required();
+  };
+  CLI::App* check_command = app.add_subcommand("check", "one forward pass, checked against the CPU reference");
+  common(check_command);
+  check_command->add_flag("--tamper", tamper, "move one output element past its bound (the check must fail)");
+  CLI::App* bench_command = app.add_subcommand("bench", "time the recorded forward pass on the GPU");
+  common(bench_command);
+  bench_command->add_option("--iterations", iterations, "timed forward passes")->capture_default_str();
+  bench_command->add_option("--json", json_path, "write the medians here as JSON");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    const block::BlockConfig config = block::config_named(config_name);
+    if (*check_command) return check(config, tokens, seed, weights_path, tamper);
+    return bench(config, tokens, seed, weights_path, iterations, json_path);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "decoder_block: %s\n", e.what());
+    return 2;
+  }
+}
