@@ -18,9 +18,11 @@ std::vector<StageResult> check_block(const std::vector<Stage>& reference,
       const double allowed = 2.0 * stage.bound.data()[i];
       const double error = std::abs(got - want);
       const bool ok = std::isfinite(got) && error <= allowed;
+      if (std::isinf(allowed)) ++r.unbounded;
       if (std::isfinite(error)) {
         r.max_error = std::max(r.max_error, error);
-        r.max_bound_used = std::max(r.max_bound_used, allowed > 0 ? error / allowed : (error > 0 ? INFINITY : 0.0));
+        if (!std::isinf(allowed))
+          r.max_bound_used = std::max(r.max_bound_used, allowed > 0 ? error / allowed : (error > 0 ? INFINITY : 0.0));
         r.max_relative = std::max(r.max_relative, scale > 0 ? error / scale : 0.0);
       }
       if (!ok && r.first_failure.empty()) {

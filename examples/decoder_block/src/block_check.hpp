@@ -15,6 +15,7 @@ struct StageResult {
   double max_error = 0.0;        // the largest |gpu - reference|
   double max_bound_used = 0.0;   // the largest |gpu - reference| / (2 bound): at most 1 to pass
   double max_relative = 0.0;     // the largest |gpu - reference| / max |reference| of the stage
+  long unbounded = 0;            // elements whose bound is infinite (it passed f16's range): only a NaN fails there
   std::string first_failure;     // empty when every element is within its bound
 };
 

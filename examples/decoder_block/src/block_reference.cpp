@@ -36,6 +36,8 @@ Stage linear(const std::string& name, const Stage& in, const HalfMatrix& w) {
   const double k = static_cast<double>(in.value.cols());
   Stage out{name, xh * wf.transpose(), Matrix()};
   out.bound = e_xh * wa.transpose() + static_cast<float>(2.0 * k * kUnit) * ((xh.cwiseAbs() + e_xh) * wa.transpose());
+  // An infinite input bound (past f16's range) times a zero weight is NaN in the product: no bound there.
+  out.bound = out.bound.unaryExpr([](float b) { return std::isnan(b) ? std::numeric_limits<float>::infinity() : b; });
   return out;
 }
 

@@ -103,6 +103,9 @@ int check(const block::BlockConfig& config, int64_t tokens, uint64_t seed, const
     const block::StageResult &c = chain_results[i], &l = local_results[i];
     std::printf("  %-15s %11.3g %11.3g %8.1f%%   %11.3g %8.1f%%\n", c.name.c_str(), c.max_error, c.max_relative,
                 100.0 * c.max_bound_used, l.max_error, 100.0 * l.max_bound_used);
+    if (c.unbounded > 0)
+      std::printf("  (%s: %ld elements without a whole-chain bound: it passed f16's range)\n", c.name.c_str(),
+                  c.unbounded);
     for (const auto& [what, r] : {std::pair{"whole chain", &c}, std::pair{"alone", &l}})
       if (!r->first_failure.empty()) {
         std::printf("FAILED: stage %s (%s): %s\n", r->name.c_str(), what, r->first_failure.c_str());

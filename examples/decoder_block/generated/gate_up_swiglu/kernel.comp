@@ -27,16 +27,29 @@ shared vec4 Ws[2][2][BK][BN / 4u];  // Ws[buffer][0 gate, 1 up][kk][c / 4][c % 4
 
 uint M, K, N, row0, col0;
 
+// x rounded to the nearest f16 value, ties to even, and kept as a float: the reference's half(x) whatever
+// rounding the device's f32-to-f16 conversion uses (Vulkan leaves it to the device; an H100 gave 1-ulp
+// differences). Normal values keep 11 significant bits; below 2^-14 they become multiples of 2^-24 (f16's
+// subnormals); from 65520 up they overflow to infinity; NaN stays NaN.
+vec4 half_rounded(vec4 x) {
+  uvec4 b = floatBitsToUint(x);
+  vec4 r = uintBitsToFloat((b + 0x0FFFu + ((b >> 13) & 1u)) & 0xFFFFE000u);
+  vec4 a = abs(x);
+  r = mix(r, roundEven(x * 16777216.0) * (1.0 / 16777216.0), lessThan(a, vec4(6.103515625e-05)));
+  r = mix(r, sign(x) * uintBitsToFloat(0x7f800000u), greaterThanEqual(a, vec4(65520.0)));
+  return mix(r, x, isnan(x));
+}
+
 // Four elements of x from row r, k = 4 kq..4 kq+3, rounded to f16; zero past the edges.
 vec4 load_x(uint r, uint kq) {
   if (r >= M) return vec4(0.0);
-  if ((K & 3u) == 0u) return kq < (K >> 2) ? vec4(f16vec4(x4[r * (K >> 2) + kq])) : vec4(0.0);
+  if ((K & 3u) == 0u) return kq < (K >> 2) ? half_rounded(x4[r * (K >> 2) + kq]) : vec4(0.0);
   vec4 v = vec4(0.0);
   [[unroll]] for (uint j = 0u; j < 4u; ++j) {
     uint kk = kq * 4u + j;
-    if (kk < K) v[j] = float(float16_t(x1[r * K + kk]));
+    if (kk < K) v[j] = x1[r * K + kk];
   }
-  return v;
+  return half_rounded(v);
 }
 
 // Four elements of wg (which 0) or wu (which 1) from row c, k = 4 kq..4 kq+3; zero past the edges.
