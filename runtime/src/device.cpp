@@ -253,6 +253,7 @@ DeviceInfo describe(VkPhysicalDevice physical, uint32_t index) {
   std::copy_n(limits.maxComputeWorkGroupCount, 3, info.max_workgroup_count.begin());
   info.max_shared_memory_bytes = limits.maxComputeSharedMemorySize;
   info.max_storage_buffer_range = limits.maxStorageBufferRange;
+  info.min_storage_buffer_offset_alignment = limits.minStorageBufferOffsetAlignment;
 
   const int family = compute_queue_family(physical);
   if (family >= 0) {

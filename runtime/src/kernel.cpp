@@ -166,8 +166,9 @@ void Kernel::release() {
 }
 
 VkDescriptorSet Kernel::descriptor_set(std::span<const VkBuffer> buffers, std::span<const uint64_t> identity,
-                                       std::span<const uint64_t> ranges) {
-  SetKey key{!identity.empty(), {identity.begin(), identity.end()}, {ranges.begin(), ranges.end()}};
+                                       std::span<const uint64_t> ranges, std::span<const uint64_t> offsets) {
+  SetKey key{!identity.empty(), {identity.begin(), identity.end()}, {ranges.begin(), ranges.end()},
+             {offsets.begin(), offsets.end()}};
   if (identity.empty())
     for (VkBuffer buffer : buffers) std::get<1>(key).push_back(reinterpret_cast<uint64_t>(buffer));
   const std::lock_guard<std::mutex> lock(*sets_mutex_);
@@ -199,7 +200,7 @@ VkDescriptorSet Kernel::descriptor_set(std::span<const VkBuffer> buffers, std::s
   std::vector<VkDescriptorBufferInfo> infos(binding_count_);
   std::vector<VkWriteDescriptorSet> writes(binding_count_);
   for (uint32_t i = 0; i < binding_count_; ++i) {
-    infos[i] = {buffers[i], 0, ranges.empty() ? VK_WHOLE_SIZE : ranges[i]};
+    infos[i] = {buffers[i], offsets.empty() ? 0 : offsets[i], ranges.empty() ? VK_WHOLE_SIZE : ranges[i]};
     writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
     writes[i].dstSet = set;
     writes[i].dstBinding = i;
@@ -238,7 +239,7 @@ std::size_t Kernel::cached_descriptor_sets() const {
 
 void Kernel::record(VkCommandBuffer command_buffer, std::span<const VkBuffer> buffers, Grid grid,
                     std::span<const uint32_t> dims, std::span<const uint64_t> identity,
-                    std::span<const uint64_t> ranges) {
+                    std::span<const uint64_t> ranges, std::span<const uint64_t> offsets) {
   if (buffers.size() != binding_count_)
     throw std::invalid_argument("kernelgen: the kernel takes " + std::to_string(binding_count_) + " buffers, got " +
                                 std::to_string(buffers.size()));
@@ -249,13 +250,15 @@ void Kernel::record(VkCommandBuffer command_buffer, std::span<const VkBuffer> bu
     throw std::invalid_argument("kernelgen: one identity per buffer, got " + std::to_string(identity.size()));
   if (!ranges.empty() && ranges.size() != buffers.size())
     throw std::invalid_argument("kernelgen: one range per buffer, got " + std::to_string(ranges.size()));
+  if (!offsets.empty() && offsets.size() != buffers.size())
+    throw std::invalid_argument("kernelgen: one offset per buffer, got " + std::to_string(offsets.size()));
   for (size_t i = 0; i < buffers.size(); ++i) {
     if (!buffers[i])
       throw std::invalid_argument("kernelgen: buffer " + std::to_string(i) + " is VK_NULL_HANDLE");
     if (!ranges.empty() && ranges[i] == 0)
       throw std::invalid_argument("kernelgen: binding " + std::to_string(i) + " has a range of 0 bytes");
   }
-  const VkDescriptorSet set = descriptor_set(buffers, identity, ranges);
+  const VkDescriptorSet set = descriptor_set(buffers, identity, ranges, offsets);
   vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_);
   vkCmdBindDescriptorSets(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_layout_, 0, 1, &set, 0, nullptr);
   if (dim_count_ > 0)

@@ -49,29 +49,44 @@ std::size_t tensor_bytes(std::string_view op, std::string_view declaration, std:
 
 void check_op_buffers(std::string_view op, std::span<const OpTensor> tensors,
                       const std::vector<const Buffer*>& buffers) {
-  if (buffers.size() != tensors.size()) {
+  std::vector<BufferSlice> slices;
+  for (const Buffer* buffer : buffers) slices.push_back({buffer, 0});
+  check_op_slices(op, tensors, slices);
+}
+
+void check_op_slices(std::string_view op, std::span<const OpTensor> tensors, const std::vector<BufferSlice>& slices) {
+  if (slices.size() != tensors.size()) {
     std::string names;
     for (const OpTensor& tensor : tensors) names += (names.empty() ? "" : ", ") + std::string(tensor.name);
     throw std::invalid_argument("kernelgen::ops::" + std::string(op) + " takes " +
                                 std::to_string(tensors.size()) + " buffers (" + names + "), got " +
-                                std::to_string(buffers.size()));
+                                std::to_string(slices.size()));
   }
   for (size_t i = 0; i < tensors.size(); ++i) {
     const std::string buffer = "buffer " + std::to_string(i) + " (" + tensors[i].name + ")";
-    if (!buffers[i]) throw std::invalid_argument(op_prefix(op) + buffer + " is null");
-    if (buffers[i]->size() < tensors[i].bytes)
+    const Buffer* b = slices[i].buffer;
+    if (!b) throw std::invalid_argument(op_prefix(op) + buffer + " is null");
+    const uint64_t offset = slices[i].offset;
+    if (offset > b->size() || b->size() - offset < tensors[i].bytes)
       throw std::invalid_argument(op_prefix(op) + buffer + " must hold at least " +
-                                  std::to_string(tensors[i].bytes) + " bytes, it holds " +
-                                  std::to_string(buffers[i]->size()) +
-                                  (buffers[i]->size() == 0 ? " (a Buffer moved from)" : ""));
+                                  std::to_string(tensors[i].bytes) + " bytes" +
+                                  (offset ? " from offset " + std::to_string(offset) : std::string()) +
+                                  ", it holds " + std::to_string(b->size()) +
+                                  (b->size() == 0 ? " (a Buffer moved from)" : ""));
   }
+  auto overlap = [&](size_t a, size_t b) {
+    return slices[a].buffer->id() == slices[b].buffer->id() &&
+           slices[a].offset < slices[b].offset + tensors[b].bytes &&
+           slices[b].offset < slices[a].offset + tensors[a].bytes;
+  };
   for (size_t out = 0; out < tensors.size(); ++out) {
     if (!tensors[out].output) continue;
     for (size_t other = 0; other < tensors.size(); ++other)
-      if (other != out && buffers[other]->id() == buffers[out]->id())
+      if (other != out && overlap(out, other))
         throw std::invalid_argument(
             op_prefix(op) + "output " + tensors[out].name + " is the same Buffer as " +
             (tensors[other].output ? "output " : "input ") + tensors[other].name +
+            (slices[out].offset || slices[other].offset ? ", at overlapping bytes" : "") +
             "; the kernel may overwrite what it still reads (or two outputs race), so give " +
             tensors[out].name + " a Buffer of its own");
   }

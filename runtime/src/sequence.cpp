@@ -138,7 +138,8 @@ void Sequence::order_after_conflicts(std::span<const uint64_t> ids, const std::v
 }
 
 Sequence& Sequence::dispatch(Kernel& kernel, const std::vector<const Buffer*>& buffers, Grid grid,
-                             std::span<const uint32_t> dims, std::span<const uint64_t> ranges) {
+                             std::span<const uint32_t> dims, std::span<const uint64_t> ranges,
+                             std::span<const uint64_t> offsets) {
   std::vector<VkBuffer> handles;
   std::vector<uint64_t> identity, sizes;
   std::vector<bool> writes;
@@ -149,17 +150,29 @@ Sequence& Sequence::dispatch(Kernel& kernel, const std::vector<const Buffer*>& b
   if (!ranges.empty() && ranges.size() != buffers.size())
     throw std::invalid_argument("kernelgen: one range per buffer, got " + std::to_string(ranges.size()) +
                                 " for " + std::to_string(buffers.size()) + " buffers");
+  if (!offsets.empty() && offsets.size() != buffers.size())
+    throw std::invalid_argument("kernelgen: one offset per buffer, got " + std::to_string(offsets.size()) +
+                                " for " + std::to_string(buffers.size()) + " buffers");
+  const uint64_t alignment = std::max<uint64_t>(device_->info().min_storage_buffer_offset_alignment, 1);
   for (uint32_t i = 0; i < buffers.size(); ++i) {
     const std::string buffer = "kernelgen: buffer " + std::to_string(i);
     if (!buffers[i]) throw std::invalid_argument(buffer + " is null");
     if (!buffers[i]->vk_buffer())
       throw std::invalid_argument(buffer +
                                   " is empty (a Buffer moved from); pass the Buffer it was moved to");
-    const uint64_t bound = ranges.empty() ? buffers[i]->size() : ranges[i];
-    if (bound == 0 || bound > buffers[i]->size())
-      throw std::invalid_argument(buffer + ": a range of " + std::to_string(bound) +
-                                  " bytes, but the buffer holds " + std::to_string(buffers[i]->size()) +
-                                  "; bind from 1 byte up to its size");
+    const uint64_t offset = offsets.empty() ? 0 : offsets[i];
+    if (offset % alignment != 0)
+      throw std::invalid_argument(buffer + ": offset " + std::to_string(offset) + " is not a multiple of " +
+                                  device_->info().name + "'s minStorageBufferOffsetAlignment (" +
+                                  std::to_string(alignment) + " bytes)");
+    if (offset >= buffers[i]->size())
+      throw std::invalid_argument(buffer + ": offset " + std::to_string(offset) + ", but the buffer holds " +
+                                  std::to_string(buffers[i]->size()) + " bytes");
+    const uint64_t bound = ranges.empty() ? buffers[i]->size() - offset : ranges[i];
+    if (bound == 0 || bound > buffers[i]->size() - offset)
+      throw std::invalid_argument(buffer + ": a range of " + std::to_string(bound) + " bytes from offset " +
+                                  std::to_string(offset) + ", but the buffer holds " +
+                                  std::to_string(buffers[i]->size()) + "; bind from 1 byte up to its end");
     handles.push_back(buffers[i]->vk_buffer());
     identity.push_back(buffers[i]->id());
     sizes.push_back(bound);
@@ -171,7 +184,7 @@ Sequence& Sequence::dispatch(Kernel& kernel, const std::vector<const Buffer*>& b
     throw std::invalid_argument("kernelgen: a dispatch of " + problem);
   begin_if_needed();
   order_after_conflicts(identity, writes);
-  kernel.record(command_buffer_, handles, grid, dims, identity, ranges);
+  kernel.record(command_buffer_, handles, grid, dims, identity, ranges, offsets);
   return *this;
 }
 

@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <kernelgen/ops/bmm.hpp>
 #include <kernelgen/ops/relu.hpp>
 #include <stdexcept>
@@ -73,6 +74,49 @@ TEST_F(OpCallTest, AnInputPassedAsTheOutputIsRefused) {
               ThrowsMessage<std::invalid_argument>(
                   AllOf(HasSubstr("kernelgen::ops::relu: output y is the same Buffer as input x"),
                         HasSubstr("give y a Buffer of its own"))));
+}
+
+// A tensor bound inside a larger buffer (a KV cache's next rows): the op writes exactly its bytes from the slice's
+// offset, and the rest of the buffer keeps what it held.
+TEST_F(OpCallTest, ASliceBindsItsTensorFromItsOffset) {
+  const uint64_t alignment = std::max<uint64_t>(device.info().min_storage_buffer_offset_alignment, 4);
+  const size_t before = alignment / sizeof(float), after = 100;
+  const size_t elements = Relu::y_elements(dims);
+  Buffer y(device, (before + elements + after) * sizeof(float));
+  y.upload(std::span<const float>(std::vector<float>(before + elements + after, -1.0f)));
+  Sequence sequence(device);
+  relu.record(sequence, dims, std::vector<BufferSlice>{{&x, 0}, {&y, alignment}});
+  sequence.run();
+  std::vector<float> expected(before, -1.0f);
+  expected.resize(before + elements, 1.0f);
+  expected.resize(before + elements + after, -1.0f);
+  EXPECT_EQ(y.download<float>(), expected);
+}
+
+TEST_F(OpCallTest, ASliceTooShortFromItsOffsetIsRefused) {
+  const uint64_t alignment = std::max<uint64_t>(device.info().min_storage_buffer_offset_alignment, 4);
+  Buffer y(device, Relu::y_bytes(dims));
+  Sequence sequence(device);
+  EXPECT_THAT([&] { relu.record(sequence, dims, std::vector<BufferSlice>{{&x, 0}, {&y, alignment}}); },
+              ThrowsMessage<std::invalid_argument>(HasSubstr(
+                  "kernelgen::ops::relu: buffer 1 (y) must hold at least 16384 bytes from offset " +
+                  std::to_string(alignment) + ", it holds 16384")));
+}
+
+// Disjoint parts of one Buffer may be an input and an output; overlapping ones may not.
+TEST_F(OpCallTest, AnOutputOverlappingAnInputInOneBufferIsRefused) {
+  const uint64_t bytes = Relu::x_bytes(dims);
+  Buffer both(device, 2 * bytes);
+  both.upload(std::span<const float>(std::vector<float>(2 * Relu::x_elements(dims), -1.0f)));
+  Sequence sequence(device);
+  EXPECT_THAT([&] { relu.record(sequence, dims, std::vector<BufferSlice>{{&both, 0}, {&both, bytes / 2}}); },
+              ThrowsMessage<std::invalid_argument>(
+                  HasSubstr("output y is the same Buffer as input x, at overlapping bytes")));
+  relu.record(sequence, dims, std::vector<BufferSlice>{{&both, 0}, {&both, bytes}});
+  sequence.run();
+  std::vector<float> expected(Relu::x_elements(dims), -1.0f);
+  expected.resize(2 * Relu::x_elements(dims), 1.0f);
+  EXPECT_EQ(both.download<float>(), expected);
 }
 
 TEST_F(OpCallTest, AMovedFromBufferIsRefusedSayingSo) {

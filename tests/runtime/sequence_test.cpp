@@ -75,6 +75,33 @@ TEST_F(SequenceTest, FillWritesTheWordOverTheWholeBufferBeforeTheNextDispatch) {
   EXPECT_EQ(b.download<float>(), all(5.0f));
 }
 
+// An offset starts a binding inside its buffer: the kernel's .length() counts from there, and a misaligned
+// offset is refused naming the device's alignment.
+TEST_F(SequenceTest, ADispatchBindsEachBufferFromItsOffset) {
+  Kernel ones_to_length(device, test::spirv_of(test::kOnesToLength), 2);
+  const uint64_t alignment = std::max<uint64_t>(device.info().min_storage_buffer_offset_alignment, 4);
+  ASSERT_LT(alignment + 4, kCount * 4) << "the test's buffers are smaller than the device's alignment";
+  upload(b, -1.0f);
+  Sequence sequence(device);
+  const std::vector<uint64_t> offsets{0, alignment}, ranges{kCount * 4, 8};
+  sequence.dispatch(ones_to_length, {&a, &b}, Grid{}, {}, ranges, offsets).run();
+  std::vector<float> expected = all(-1.0f);
+  expected[alignment / 4] = expected[alignment / 4 + 1] = 1.0f;
+  EXPECT_EQ(b.download<float>(), expected);
+
+  sequence.reset();
+  if (alignment > 4) {
+    const std::vector<uint64_t> misaligned{0, alignment + 4};
+    EXPECT_THAT([&] { sequence.dispatch(ones_to_length, {&a, &b}, Grid{}, {}, ranges, misaligned); },
+                ::testing::ThrowsMessage<std::invalid_argument>(::testing::HasSubstr(
+                    "buffer 1: offset " + std::to_string(alignment + 4) + " is not a multiple of")));
+  }
+  const std::vector<uint64_t> past_the_end{0, alignment}, too_long{kCount * 4, kCount * 4};
+  EXPECT_THAT([&] { sequence.dispatch(ones_to_length, {&a, &b}, Grid{}, {}, too_long, past_the_end); },
+              ::testing::ThrowsMessage<std::invalid_argument>(::testing::HasSubstr(
+                  "bytes from offset " + std::to_string(alignment) + ", but the buffer holds")));
+}
+
 TEST_F(SequenceTest, SubmittingAnEmptySequenceDoesNothing) {
   Sequence sequence(device);
   EXPECT_NO_THROW(sequence.run());
@@ -109,7 +136,7 @@ TEST_F(SequenceTest, ARangeOutsideItsBufferIsRefused) {
         sequence.dispatch(add_one, {&a, &b}, kGrid, {}, too_long);
       },
       ::testing::ThrowsMessage<std::invalid_argument>(
-          ::testing::HasSubstr("buffer 1: a range of 4004 bytes, but the buffer holds 4000")));
+          ::testing::HasSubstr("buffer 1: a range of 4004 bytes from offset 0, but the buffer holds 4000")));
   const std::vector<uint64_t> empty{kCount * 4, 0};
   EXPECT_THROW(sequence.dispatch(add_one, {&a, &b}, kGrid, {}, empty), std::invalid_argument);
 }

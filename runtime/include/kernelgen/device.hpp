@@ -102,6 +102,8 @@ struct DeviceInfo {
   std::array<uint32_t, 3> max_workgroup_count{};
   uint32_t max_shared_memory_bytes = 0;
   uint64_t max_storage_buffer_range = 0;
+  // minStorageBufferOffsetAlignment: a buffer bound from an offset (BufferSlice) starts at a multiple of it.
+  uint64_t min_storage_buffer_offset_alignment = 0;
   double timestamp_period_ns = 0;  // 0 when the compute queue has no timestamps
   uint32_t timestamp_valid_bits = 0;  // the compute queue's timestampValidBits: a timestamp wraps at 2^bits
   std::vector<std::string> extensions;  // sorted

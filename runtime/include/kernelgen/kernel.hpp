@@ -50,16 +50,17 @@ class Kernel {
   // Whether the kernel may write binding i (its SPIR-V does not declare it readonly).
   bool writes(uint32_t binding) const { return writes_.at(binding); }
 
-  // Binds the buffers (binding i = buffers[i], from offset 0: `ranges[i]` bytes of it, or the whole buffer
-  // when `ranges` is empty), pushes the dims (dim_count() values) and dispatches. A kernel's `.length()` of a
-  // binding counts the bound range. Descriptor sets are cached per distinct buffer list and ranges, so
+  // Binds the buffers (binding i = buffers[i], from `offsets[i]` or 0 when `offsets` is empty: `ranges[i]`
+  // bytes of it, or the rest of the buffer when `ranges` is empty), pushes the dims (dim_count() values) and
+  // dispatches. A kernel's `.length()` of a binding counts the bound range. Descriptor sets are cached per
+  // distinct buffer list, ranges and offsets, so
   // calling again with the same buffers allocates nothing; `identity` (one Buffer::id() per buffer) keys that
   // cache when given, since a VkBuffer handle may be recycled for a new buffer once its buffer dies. A kernel
   // made on a kernelgen Device frees the sets naming a kernelgen Buffer when it dies; an engine (no identity)
   // calls forget() before it destroys a VkBuffer it recorded. The caller places barriers around it.
   void record(VkCommandBuffer command_buffer, std::span<const VkBuffer> buffers, Grid grid,
               std::span<const uint32_t> dims = {}, std::span<const uint64_t> identity = {},
-              std::span<const uint64_t> ranges = {});
+              std::span<const uint64_t> ranges = {}, std::span<const uint64_t> offsets = {});
 
   // Frees the descriptor sets whose buffer lists hold the buffer with this Buffer::id() (Device calls it).
   void forget_buffer(uint64_t id);
@@ -78,7 +79,7 @@ class Kernel {
   void create(std::span<const uint32_t> spirv, VkPipelineCache pipeline_cache);
   void forget_if(bool identities_given, uint64_t key);
   VkDescriptorSet descriptor_set(std::span<const VkBuffer> buffers, std::span<const uint64_t> identity,
-                                 std::span<const uint64_t> ranges);
+                                 std::span<const uint64_t> ranges, std::span<const uint64_t> offsets);
   void release();
 
   struct CachedSet {
@@ -97,9 +98,9 @@ class Kernel {
   VkPipelineLayout pipeline_layout_ = VK_NULL_HANDLE;
   VkPipeline pipeline_ = VK_NULL_HANDLE;
   std::vector<VkDescriptorPool> pools_;
-  // Keyed by (identities given, the identities or else the handles, the ranges). Guarded by sets_mutex_: a
-  // buffer may die on another thread.
-  using SetKey = std::tuple<bool, std::vector<uint64_t>, std::vector<uint64_t>>;
+  // Keyed by (identities given, the identities or else the handles, the ranges, the offsets). Guarded by
+  // sets_mutex_: a buffer may die on another thread.
+  using SetKey = std::tuple<bool, std::vector<uint64_t>, std::vector<uint64_t>, std::vector<uint64_t>>;
   std::map<SetKey, CachedSet> sets_;
   std::unique_ptr<std::mutex> sets_mutex_ = std::make_unique<std::mutex>();
 };

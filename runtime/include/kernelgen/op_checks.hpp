@@ -12,6 +12,7 @@
 namespace kernelgen {
 
 class Buffer;
+struct BufferSlice;
 struct DeviceInfo;
 
 // The elements and bytes of a tensor of `shape`, declared as `declaration` (e.g. "a:f32[batch,m,k]"). Throws
@@ -34,6 +35,9 @@ struct OpTensor {
 // outputs race): `softmax(dims, x, x)` is refused.
 void check_op_buffers(std::string_view op, std::span<const OpTensor> tensors,
                       const std::vector<const Buffer*>& buffers);
+// The same for tensors bound inside buffers: each slice holds its tensor's bytes from its offset, and no output
+// overlaps another tensor's bytes in the same Buffer (disjoint parts of one Buffer are allowed).
+void check_op_slices(std::string_view op, std::span<const OpTensor> tensors, const std::vector<BufferSlice>& slices);
 
 // Throws std::invalid_argument naming the op, the grid and the device's maxComputeWorkGroupCount when the
 // device cannot dispatch `grid`.

@@ -49,12 +49,14 @@ class Sequence {
   Sequence& operator=(const Sequence&) = delete;
 
   // Records a dispatch. `dims`: the values of the kernel's symbolic dims (Kernel::dim_count() of them),
-  // pushed as push constants. `ranges`: the bytes bound of each buffer from offset 0 (what a kernel's
-  // `.length()` counts), each at most its buffer's size; empty: each buffer whole. Throws
-  // std::invalid_argument for a null or empty (moved-from) buffer, a range outside its buffer, or a grid the
-  // device cannot dispatch.
+  // pushed as push constants. `offsets`: where each buffer's binding starts, in bytes, each a multiple of the
+  // device's minStorageBufferOffsetAlignment; empty: 0. `ranges`: the bytes bound of each buffer from its offset
+  // (what a kernel's `.length()` counts); empty: the rest of each buffer. Throws std::invalid_argument for a null
+  // or empty (moved-from) buffer, a misaligned offset, a range outside its buffer, or a grid the device cannot
+  // dispatch.
   Sequence& dispatch(Kernel& kernel, const std::vector<const Buffer*>& buffers, Grid grid,
-                     std::span<const uint32_t> dims = {}, std::span<const uint64_t> ranges = {});
+                     std::span<const uint32_t> dims = {}, std::span<const uint64_t> ranges = {},
+                     std::span<const uint64_t> offsets = {});
   // Records a GPU timestamp after all previous work; read it back with elapsed_ns() after submit().
   Sequence& timestamp();
   // Fills the whole buffer with a 32-bit pattern.
