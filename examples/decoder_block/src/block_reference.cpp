@@ -67,6 +67,17 @@ Stage rmsnorm(const std::string& name, const Stage& in, const Eigen::VectorXf& w
   return out;
 }
 
+// A stage rounded to f16 (what kv_append writes to the cache): an input off by e may round to the neighbouring
+// f16 value, so off by e plus one f16 spacing wherever e > 0.
+Stage half_stage(const std::string& name, const Stage& in) {
+  Stage out{name, half_rounded(in.value), Matrix(in.value.rows(), in.value.cols())};
+  for (Eigen::Index i = 0; i < in.value.size(); ++i) {
+    const double e = in.bound.data()[i];
+    out.bound.data()[i] = e > 0 ? static_cast<float>(e + f16_spacing(std::abs(in.value.data()[i]) + e)) : 0.0f;
+  }
+  return out;
+}
+
 // The catalog's rope: y = x c + x' s per pair; two roundings of a sum of two products on each side.
 Stage rope(const std::string& name, const Stage& in, const RopeTables& t, int64_t heads, int64_t pairs) {
   Stage out{name, Matrix(in.value.rows(), in.value.cols()), Matrix(in.value.rows(), in.value.cols())};
@@ -85,7 +96,8 @@ Stage rope(const std::string& name, const Stage& in, const RopeTables& t, int64_
   return out;
 }
 
-// ops/causal_attention/reference.cpp, per head and query i over keys j <= i, with p_j the softmax weights:
+// ops/causal_attention/reference.cpp and ops/decode_attention/reference.cpp, per head and query i (at position
+// shift + i of the keys, shift = keys - queries) over keys j up to its position, with p_j the softmax weights:
 //   a score is off by its inputs' errors through the dot product, two roundings of a sum of head_dim products,
 //   and the scale (8 u of |s|); each exp is off by (3 + 2|s_j - m|) ulp, and an online softmax rescales its sums
 //   by at most i + 1 further exps whose arguments add up to at most the scores' range: all of it an error ds_j
@@ -93,15 +105,17 @@ Stage rope(const std::string& name, const Stage& in, const RopeTables& t, int64_
 //   roundings of the two sums of i + 1 terms and of the division.
 Stage causal_attention(const std::string& name, const Stage& q, const Stage& k, const Stage& v, int64_t heads) {
   const int64_t tokens = q.value.rows(), head_dim = q.value.cols() / heads;
+  const int64_t shift = k.value.rows() - tokens;  // query i sits at position shift + i of the keys
   Stage out{name, Matrix(tokens, q.value.cols()), Matrix(tokens, q.value.cols())};
   const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
-  std::vector<double> s(tokens), ds(tokens), p(tokens);
+  std::vector<double> ds(k.value.rows()), p(k.value.rows());
   for (int64_t h = 0; h < heads; ++h)
     for (int64_t i = 0; i < tokens; ++i) {
       const int64_t base = h * head_dim;
+      const int64_t last = shift + i;  // the last key this query sees
       float max = -std::numeric_limits<float>::infinity(), min = std::numeric_limits<float>::infinity();
-      std::vector<float> score(i + 1);
-      for (int64_t j = 0; j <= i; ++j) {
+      std::vector<float> score(last + 1);
+      for (int64_t j = 0; j <= last; ++j) {
         float dot = 0.0f;
         double magnitude = 0.0, propagated = 0.0;
         for (int64_t d = 0; d < head_dim; ++d) {
@@ -118,29 +132,29 @@ Stage causal_attention(const std::string& name, const Stage& q, const Stage& k, 
       }
       const double range = static_cast<double>(max) - min;
       float total = 0.0f;
-      std::vector<float> e(i + 1);
-      for (int64_t j = 0; j <= i; ++j) {
+      std::vector<float> e(last + 1);
+      for (int64_t j = 0; j <= last; ++j) {
         e[j] = std::exp(score[j] - max);
         total += e[j];
         ds[j] += ((kExpUlps + 2.0 * (static_cast<double>(max) - score[j])) +
-                  (kExpUlps * static_cast<double>(i + 1) + 2.0 * range)) * kExpUlp;
+                  (kExpUlps * static_cast<double>(last + 1) + 2.0 * range)) * kExpUlp;
       }
       double mean_ds = 0.0;
-      for (int64_t j = 0; j <= i; ++j) {
+      for (int64_t j = 0; j <= last; ++j) {
         p[j] = static_cast<double>(e[j]) / total;
         mean_ds += p[j] * ds[j];
       }
       for (int64_t d = 0; d < head_dim; ++d) {
         float sum = 0.0f;
-        for (int64_t j = 0; j <= i; ++j) sum += e[j] * v.value(j, base + d);
+        for (int64_t j = 0; j <= last; ++j) sum += e[j] * v.value(j, base + d);
         const float o = sum / total;
         double bound = 0.0, spread = 0.0;
-        for (int64_t j = 0; j <= i; ++j) {
+        for (int64_t j = 0; j <= last; ++j) {
           const double vj = v.value(j, base + d);
           bound += p[j] * v.bound(j, base + d) + p[j] * std::abs(vj - o) * (ds[j] + mean_ds);
           spread += p[j] * std::abs(vj);
         }
-        bound += 2.0 * static_cast<double>(i + 1) * kUnit * (spread + std::abs(o)) + 4.0 * kUnit * std::abs(o);
+        bound += 2.0 * static_cast<double>(last + 1) * kUnit * (spread + std::abs(o)) + 4.0 * kUnit * std::abs(o);
         out.value(i, base + d) = o;
         out.bound(i, base + d) = static_cast<float>(bound);
       }
@@ -178,11 +192,18 @@ Stage gate_up_swiglu(const std::string& name, const Stage& x, const HalfMatrix& 
 
 }  // namespace
 
-std::vector<Stage> reference_block(const BlockWeights& w, const RopeTables& rope_table, const Matrix& x,
+std::vector<Stage> reference_block(const BlockWeights& w, const Matrix& x, int64_t past, int64_t tokens,
                                    const StageSource& read) {
   const BlockConfig& c = w.config;
+  const int64_t ctx = past + tokens;
+  // The whole chain runs the block over every position; a stage alone over the step's rows.
+  const int64_t first = read ? past : 0, rows = read ? tokens : ctx;
+  if (x.rows() != rows)
+    throw std::invalid_argument("reference_block: x has " + std::to_string(x.rows()) + " rows, expected " +
+                                std::to_string(rows));
+  const RopeTables tables = rope_tables(c, first, rows);
   std::vector<Stage> stages;
-  stages.reserve(11);
+  stages.reserve(13);
   auto in = [&](const std::string& name) -> Stage {
     if (name == "x") return {"x", x, Matrix::Zero(x.rows(), x.cols())};
     if (read) return read(name);
@@ -190,17 +211,39 @@ std::vector<Stage> reference_block(const BlockWeights& w, const RopeTables& rope
       if (s.name == name) return s;
     throw std::logic_error("reference_block: no stage " + name + " before the one that reads it");
   };
+  // The KV cache after this step's append: the rows before the step as the cache holds them (the GPU's, alone),
+  // then the step's keys and values rounded to f16.
+  auto cache = [&](const std::string& name, const std::string& rows_from) {
+    Stage appended = half_stage(name, in(rows_from));
+    if (!read || past == 0) return appended;
+    Stage all = read(name);
+    all.value.bottomRows(tokens) = appended.value;
+    all.bound.bottomRows(tokens) = appended.bound;
+    return all;
+  };
   stages.push_back(rmsnorm("attention_norm", in("x"), w.attention_norm));
   stages.push_back(linear("q", in("attention_norm"), w.q));
   stages.push_back(linear("k", in("attention_norm"), w.k));
   stages.push_back(linear("v", in("attention_norm"), w.v));
-  stages.push_back(rope("q_rope", in("q"), rope_table, c.heads, c.head_dim() / 2));
-  stages.push_back(rope("k_rope", in("k"), rope_table, c.heads, c.head_dim() / 2));
-  stages.push_back(causal_attention("attention", in("q_rope"), in("k_rope"), in("v"), c.heads));
+  stages.push_back(rope("q_rope", in("q"), tables, c.heads, c.head_dim() / 2));
+  stages.push_back(rope("k_rope", in("k"), tables, c.heads, c.head_dim() / 2));
+  stages.push_back(cache("k_cache", "k_rope"));
+  stages.push_back(cache("v_cache", "v"));
+  // A prefill attends to its own f32 keys and values (causal_attention); a decode step to the f16 cache.
+  if (past == 0)
+    stages.push_back(causal_attention("attention", in("q_rope"), in("k_rope"), in("v"), c.heads));
+  else
+    stages.push_back(causal_attention("attention", in("q_rope"), stages[6], stages[7], c.heads));
   stages.push_back(linear_residual("attention_out", in("attention"), w.o, in("x")));
   stages.push_back(rmsnorm("mlp_norm", in("attention_out"), w.mlp_norm));
   stages.push_back(gate_up_swiglu("mlp_gate_up", in("mlp_norm"), w.gate, w.up));
   stages.push_back(linear_residual("output", in("mlp_gate_up"), w.down, in("attention_out")));
+  if (!read)  // the step's rows of every stage but the cache's
+    for (Stage& s : stages)
+      if (s.name != "k_cache" && s.name != "v_cache") {
+        s.value = Matrix(s.value.bottomRows(tokens));
+        s.bound = Matrix(s.bound.bottomRows(tokens));
+      }
   return stages;
 }
 

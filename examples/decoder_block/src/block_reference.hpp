@@ -23,14 +23,20 @@ struct Stage {
   Matrix bound;      // |a correct GPU value - value| <= bound, to first order
 };
 
-// What a stage reads, by the name of the stage that wrote it ("x" for the block's input).
+// What a stage reads, by the name of the stage that wrote it ("x" for the step's input, "k_cache" and "v_cache"
+// for the KV cache's first past + tokens positions).
 using StageSource = std::function<Stage(const std::string& name)>;
 
-// Every stage of one forward pass over x (tokens x hidden, the first token at position 0), in order; the last
-// is the block's output. Without `read`, each stage reads the reference's own stages before it, and its bound
-// carries their bounds through (the whole chain from x). With `read` (the GPU's stages, bound 0), each stage
-// reads what the GPU's dispatches read, and its bound is its own rounding alone (each dispatch on its own).
-std::vector<Stage> reference_block(const BlockWeights& weights, const RopeTables& rope, const Matrix& x,
+// Every stage of one step of the block, in order (the last is the step's output): `tokens` new tokens at
+// positions past..past+tokens-1, the KV cache holding the keys and values of positions before them.
+// - Without `read` (the whole chain), x holds every position's input, 0..past+tokens-1: the reference runs the
+//   block over all of them (a decode step's attention on f16 keys and values, as the cache holds them) and each
+//   stage's bound carries the bounds of the stages before it. Each stage keeps the step's rows, the KV cache
+//   stages all past + tokens.
+// - With `read` (the GPU's stages, bound 0), x is the step's input, and each stage reads what the GPU's dispatch
+//   read: its bound is its own rounding alone (each dispatch on its own).
+// rmsnorm's eps is the catalog kernel's 1e-6.
+std::vector<Stage> reference_block(const BlockWeights& weights, const Matrix& x, int64_t past, int64_t tokens,
                                    const StageSource& read = nullptr);
 
 }  // namespace block

@@ -8,33 +8,21 @@ namespace {
 std::span<const Eigen::half> elements(const HalfMatrix& m) { return {m.data(), static_cast<size_t>(m.size())}; }
 std::span<const float> elements(const Eigen::VectorXf& v) { return {v.data(), static_cast<size_t>(v.size())}; }
 
+const kernelgen::Buffer& find(const std::vector<std::pair<std::string, kernelgen::Buffer>>& buffers,
+                              const std::string& name) {
+  for (const auto& [n, b] : buffers)
+    if (n == name) return b;
+  throw std::invalid_argument("decoder block: no buffer named " + name);
+}
+
 }  // namespace
 
-DecoderBlock::DecoderBlock(kernelgen::Device& device, const BlockWeights& w, int64_t tokens, bool timestamps)
-    : device_(&device),
-      config_(w.config),
-      tokens_(tokens),
-      timestamps_(timestamps),
-      rmsnorm_(device),
-      linear_(device),
-      rope_(device),
-      attention_(device),
-      linear_residual_(device),
-      gate_up_(device),
-      sequence_(device, timestamps ? 16 : 0) {
-  const auto T = static_cast<uint32_t>(tokens), H = static_cast<uint32_t>(config_.hidden),
-             F = static_cast<uint32_t>(config_.ffn), heads = static_cast<uint32_t>(config_.heads),
-             D = static_cast<uint32_t>(config_.head_dim());
-  const size_t activations = size_t{T} * H * 4, mlp = size_t{T} * F * 4;
-  auto add = [&](const std::string& name, size_t bytes) { buffers_.emplace_back(name, kernelgen::Buffer(device, bytes)); };
+BlockState::BlockState(kernelgen::Device& device, const BlockWeights& w, int64_t capacity)
+    : device_(&device), config_(w.config), capacity_(capacity) {
   auto upload = [&](const std::string& name, auto values) {
-    add(name, values.size_bytes());
-    buffer(name).upload(values);
+    buffers_.emplace_back(name, kernelgen::Buffer(device, values.size_bytes()));
+    buffers_.back().second.upload(values);
   };
-  for (const char* name : {"x", "attention_norm", "q", "k", "v", "q_rope", "k_rope", "attention", "attention_out",
-                           "mlp_norm", "output"})
-    add(name, activations);
-  add("mlp_gate_up", mlp);
   upload("w_attention_norm", elements(w.attention_norm));
   upload("w_mlp_norm", elements(w.mlp_norm));
   upload("w_q", elements(w.q));
@@ -44,36 +32,117 @@ DecoderBlock::DecoderBlock(kernelgen::Device& device, const BlockWeights& w, int
   upload("w_gate", elements(w.gate));
   upload("w_up", elements(w.up));
   upload("w_down", elements(w.down));
-  const RopeTables tables = rope_tables(config_, 0, tokens);
-  upload("cos", std::span<const float>(tables.cos));
-  upload("sin", std::span<const float>(tables.sin));
+  const size_t cache_bytes = static_cast<size_t>(capacity) * static_cast<size_t>(config_.hidden) * 2;
+  buffers_.emplace_back("k_cache", kernelgen::Buffer(device, cache_bytes));
+  buffers_.emplace_back("v_cache", kernelgen::Buffer(device, cache_bytes));
+}
 
-  // The forward pass, in the order of block_reference.cpp.
+const kernelgen::Buffer& BlockState::buffer(const std::string& name) const { return find(buffers_, name); }
+
+std::vector<float> BlockState::cache(const std::string& name, int64_t rows) const {
+  std::vector<Eigen::half> halves(static_cast<size_t>(rows * config_.hidden));
+  buffer(name).download(halves.data(), halves.size() * 2);
+  return std::vector<float>(halves.begin(), halves.end());
+}
+
+template <class Op>
+Op& DecoderBlock::op(const char* name) {
+  auto made = std::make_shared<Op>(state_->device());
+  Op& op = *made;
+  ops_.push_back(std::move(made));
+  kernels_.push_back(std::string(name) + ": " + (*op.variant() ? op.variant() : "portable kernel"));
+  return op;
+}
+
+DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool timestamps)
+    : state_(&state), past_(past), tokens_(tokens), timestamps_(timestamps),
+      sequence_(state.device(), timestamps ? 16 : 0) {
+  if (past < 0 || tokens < 1 || past + tokens > state.capacity())
+    throw std::invalid_argument("decoder block: " + std::to_string(tokens) + " tokens after " + std::to_string(past) +
+                                " do not fit the KV cache's " + std::to_string(state.capacity()) + " positions");
+  const BlockConfig& c = state.config();
+  const auto T = static_cast<uint32_t>(tokens), H = static_cast<uint32_t>(c.hidden),
+             F = static_cast<uint32_t>(c.ffn), heads = static_cast<uint32_t>(c.heads),
+             D = static_cast<uint32_t>(c.head_dim()), ctx = static_cast<uint32_t>(past + tokens);
+  auto add = [&](const std::string& name, size_t bytes) {
+    buffers_.emplace_back(name, kernelgen::Buffer(state.device(), bytes));
+  };
+  for (const char* name : {"x", "attention_norm", "q", "k", "v", "q_rope", "k_rope", "attention", "attention_out",
+                           "mlp_norm", "output"})
+    add(name, size_t{T} * H * 4);
+  add("mlp_gate_up", size_t{T} * F * 4);
+  const RopeTables tables = rope_tables(c, past, tokens);
+  add("cos", tables.cos.size() * 4);
+  add("sin", tables.sin.size() * 4);
+  buffer("cos").upload(std::span<const float>(tables.cos));
+  buffer("sin").upload(std::span<const float>(tables.sin));
+
+  const bool decode = past > 0;
+  auto& rmsnorm = op<kernelgen::ops::rmsnorm>("rmsnorm");
+  auto& rope = op<kernelgen::ops::rope>("rope");
+  auto& append = op<kernelgen::ops::kv_append>("kv_append");
   auto& b = *this;
+  auto w = [&](const char* name) -> const kernelgen::Buffer& { return state.buffer(name); };
+  // The cache's rows past.. of keys and values, where kv_append writes.
+  const uint64_t row_offset = static_cast<uint64_t>(past) * H * 2;
+
+  // The step, in the order of block_reference.cpp.
   if (timestamps_) sequence_.timestamp();
-  rmsnorm_.record(sequence_, {T, H}, b.buffer("x"), b.buffer("w_attention_norm"), b.buffer("attention_norm"));
+  rmsnorm.record(sequence_, {T, H}, b.buffer("x"), w("w_attention_norm"), b.buffer("attention_norm"));
   dispatched("attention_norm");
-  for (const char* p : {"q", "k", "v"}) {
-    linear_.record(sequence_, {T, H, H}, b.buffer("attention_norm"), b.buffer(std::string("w_") + p), b.buffer(p));
-    dispatched(p);
+  if (decode) {
+    auto& gemv = op<kernelgen::ops::gemv>("gemv");
+    for (const char* p : {"q", "k", "v"}) {
+      gemv.record(sequence_, {T, H, H}, b.buffer("attention_norm"), w((std::string("w_") + p).c_str()), b.buffer(p));
+      dispatched(p);
+    }
+  } else {
+    auto& linear = op<kernelgen::ops::linear>("linear");
+    for (const char* p : {"q", "k", "v"}) {
+      linear.record(sequence_, {T, H, H}, b.buffer("attention_norm"), w((std::string("w_") + p).c_str()),
+                    b.buffer(p));
+      dispatched(p);
+    }
   }
-  rope_.record(sequence_, {T, heads, D / 2}, b.buffer("q"), b.buffer("cos"), b.buffer("sin"), b.buffer("q_rope"));
+  rope.record(sequence_, {T, heads, D / 2}, b.buffer("q"), b.buffer("cos"), b.buffer("sin"), b.buffer("q_rope"));
   dispatched("q_rope");
-  rope_.record(sequence_, {T, heads, D / 2}, b.buffer("k"), b.buffer("cos"), b.buffer("sin"), b.buffer("k_rope"));
+  rope.record(sequence_, {T, heads, D / 2}, b.buffer("k"), b.buffer("cos"), b.buffer("sin"), b.buffer("k_rope"));
   dispatched("k_rope");
-  attention_.record(sequence_, {T, heads, D}, b.buffer("q_rope"), b.buffer("k_rope"), b.buffer("v"),
-                    b.buffer("attention"));
+  append.record(sequence_, {T, H},
+                std::vector<kernelgen::BufferSlice>{{&b.buffer("k_rope"), 0}, {&b.buffer("v"), 0},
+                                                    {&w("k_cache"), row_offset}, {&w("v_cache"), row_offset}});
+  dispatched("kv_append");
+  if (decode) {
+    op<kernelgen::ops::decode_attention>("decode_attention")
+        .record(sequence_, {T, heads, D, ctx}, b.buffer("q_rope"), w("k_cache"), w("v_cache"), b.buffer("attention"));
+  } else {
+    op<kernelgen::ops::causal_attention>("causal_attention")
+        .record(sequence_, {T, heads, D}, b.buffer("q_rope"), b.buffer("k_rope"), b.buffer("v"), b.buffer("attention"));
+  }
   dispatched("attention");
-  linear_residual_.record(sequence_, {T, H, H}, b.buffer("attention"), b.buffer("w_o"), b.buffer("x"),
-                          b.buffer("attention_out"));
-  dispatched("attention_out");
-  rmsnorm_.record(sequence_, {T, H}, b.buffer("attention_out"), b.buffer("w_mlp_norm"), b.buffer("mlp_norm"));
-  dispatched("mlp_norm");
-  gate_up_.record(sequence_, {T, H, F}, b.buffer("mlp_norm"), b.buffer("w_gate"), b.buffer("w_up"),
-                  b.buffer("mlp_gate_up"));
-  dispatched("mlp_gate_up");
-  linear_residual_.record(sequence_, {T, F, H}, b.buffer("mlp_gate_up"), b.buffer("w_down"),
-                          b.buffer("attention_out"), b.buffer("output"));
+  if (decode) {
+    auto& down = op<kernelgen::ops::gemv_residual>("gemv_residual");
+    down.record(sequence_, {T, H, H}, b.buffer("attention"), w("w_o"), b.buffer("x"), b.buffer("attention_out"));
+    dispatched("attention_out");
+    rmsnorm.record(sequence_, {T, H}, b.buffer("attention_out"), w("w_mlp_norm"), b.buffer("mlp_norm"));
+    dispatched("mlp_norm");
+    op<kernelgen::ops::gate_up_swiglu_gemv>("gate_up_swiglu_gemv")
+        .record(sequence_, {T, H, F}, b.buffer("mlp_norm"), w("w_gate"), w("w_up"), b.buffer("mlp_gate_up"));
+    dispatched("mlp_gate_up");
+    down.record(sequence_, {T, F, H}, b.buffer("mlp_gate_up"), w("w_down"), b.buffer("attention_out"),
+                b.buffer("output"));
+  } else {
+    auto& down = op<kernelgen::ops::linear_residual>("linear_residual");
+    down.record(sequence_, {T, H, H}, b.buffer("attention"), w("w_o"), b.buffer("x"), b.buffer("attention_out"));
+    dispatched("attention_out");
+    rmsnorm.record(sequence_, {T, H}, b.buffer("attention_out"), w("w_mlp_norm"), b.buffer("mlp_norm"));
+    dispatched("mlp_norm");
+    op<kernelgen::ops::gate_up_swiglu>("gate_up_swiglu")
+        .record(sequence_, {T, H, F}, b.buffer("mlp_norm"), w("w_gate"), w("w_up"), b.buffer("mlp_gate_up"));
+    dispatched("mlp_gate_up");
+    down.record(sequence_, {T, F, H}, b.buffer("mlp_gate_up"), w("w_down"), b.buffer("attention_out"),
+                b.buffer("output"));
+  }
   dispatched("output");
 }
 
@@ -83,19 +152,16 @@ void DecoderBlock::dispatched(const std::string& stage) {
 }
 
 kernelgen::Buffer& DecoderBlock::buffer(const std::string& name) {
-  for (auto& [n, b] : buffers_)
-    if (n == name) return b;
-  throw std::invalid_argument("decoder block: no buffer named " + name);
+  return const_cast<kernelgen::Buffer&>(find(buffers_, name));
 }
 
-const kernelgen::Buffer& DecoderBlock::buffer(const std::string& name) const {
-  return const_cast<DecoderBlock*>(this)->buffer(name);
-}
+const kernelgen::Buffer& DecoderBlock::buffer(const std::string& name) const { return find(buffers_, name); }
 
 void DecoderBlock::set_input(std::span<const float> x) {
-  if (x.size() != static_cast<size_t>(tokens_ * config_.hidden))
+  const auto hidden = static_cast<size_t>(state_->config().hidden);
+  if (x.size() != static_cast<size_t>(tokens_) * hidden)
     throw std::invalid_argument("decoder block: the input holds " + std::to_string(x.size()) + " floats, expected " +
-                                std::to_string(tokens_ * config_.hidden) + " (tokens x hidden)");
+                                std::to_string(tokens_) + " x " + std::to_string(hidden) + " (tokens x hidden)");
   buffer("x").upload(x);
 }
 
@@ -107,15 +173,6 @@ std::vector<std::pair<std::string, double>> DecoderBlock::dispatch_times() const
   for (uint32_t i = 0; i < dispatch_names_.size(); ++i)
     times.emplace_back(dispatch_names_[i], sequence_.elapsed_ns(i, i + 1));
   return times;
-}
-
-std::vector<std::string> DecoderBlock::kernels() const {
-  auto line = [](const char* op, const char* variant) {
-    return std::string(op) + ": " + (*variant ? variant : "portable kernel");
-  };
-  return {line("rmsnorm", rmsnorm_.variant()), line("linear", linear_.variant()), line("rope", rope_.variant()),
-          line("causal_attention", attention_.variant()), line("linear_residual", linear_residual_.variant()),
-          line("gate_up_swiglu", gate_up_.variant())};
 }
 
 }  // namespace block

@@ -1,60 +1,86 @@
 #pragma once
-// The decoder block on kernelgen ops: its weights and activations in device buffers, one forward pass recorded
-// once into one Sequence (11 dispatches, the runtime's barriers only where one reads what another wrote), and
-// submitted again for every call at the same number of tokens.
+// The decoder block on kernelgen ops. BlockState holds what lives across calls: the weights and the KV cache
+// (f16 keys and values, `capacity` positions), in device buffers. A DecoderBlock is one step of it, recorded once
+// into one Sequence and submitted again for every call: `tokens` new tokens at positions past..past+tokens-1.
+// - past = 0 (a prefill): linear, linear_residual and gate_up_swiglu for the projections and causal_attention
+//   over the prompt's own keys and values;
+// - past > 0 (a decode step): gemv, gemv_residual and gate_up_swiglu_gemv for the projections (their kernels
+//   spread each weight over many workgroups) and decode_attention over the cache.
+// Both append the new keys (after the rotary embedding) and values to the cache with kv_append, bound at the
+// cache's rows past.. (a BufferSlice). The runtime puts barriers only where a dispatch reads what another wrote.
 #include "rope_tables.hpp"
 #include "weights.hpp"
 
 #include <kernelgen/ops/causal_attention.hpp>
+#include <kernelgen/ops/decode_attention.hpp>
 #include <kernelgen/ops/gate_up_swiglu.hpp>
+#include <kernelgen/ops/gate_up_swiglu_gemv.hpp>
+#include <kernelgen/ops/gemv.hpp>
+#include <kernelgen/ops/gemv_residual.hpp>
+#include <kernelgen/ops/kv_append.hpp>
 #include <kernelgen/ops/linear.hpp>
 #include <kernelgen/ops/linear_residual.hpp>
 #include <kernelgen/ops/rmsnorm.hpp>
 #include <kernelgen/ops/rope.hpp>
 #include <kernelgen/runtime.hpp>
 
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
 namespace block {
 
+class BlockState {
+ public:
+  BlockState(kernelgen::Device& device, const BlockWeights& weights, int64_t capacity);
+  kernelgen::Device& device() { return *device_; }
+  const BlockConfig& config() const { return config_; }
+  int64_t capacity() const { return capacity_; }
+  const kernelgen::Buffer& buffer(const std::string& name) const;
+  // The cache's first `rows` positions of keys ("k_cache") or values ("v_cache"), as floats.
+  std::vector<float> cache(const std::string& name, int64_t rows) const;
+
+ private:
+  kernelgen::Device* device_;
+  BlockConfig config_;
+  int64_t capacity_;
+  std::vector<std::pair<std::string, kernelgen::Buffer>> buffers_;
+};
+
 class DecoderBlock {
  public:
-  // Uploads the weights and the rotary tables for positions 0..tokens - 1, and records the forward pass, with a
-  // GPU timestamp after each dispatch when `timestamps`.
-  DecoderBlock(kernelgen::Device& device, const BlockWeights& weights, int64_t tokens, bool timestamps);
+  // Records the step, with a GPU timestamp after each dispatch when `timestamps`. Throws std::invalid_argument
+  // when past + tokens exceeds the cache's capacity.
+  DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool timestamps);
 
   int64_t tokens() const { return tokens_; }
+  int64_t past() const { return past_; }
   // x: tokens x hidden floats, row-major.
   void set_input(std::span<const float> x);
-  // Submits the recording and returns at once; forward() also waits.
   [[nodiscard]] kernelgen::Submission submit() { return sequence_.submit(); }
   void forward() { sequence_.run(); }
-  // A stage's buffer after the last forward pass, by the names block_reference.hpp gives the stages.
+  // A stage's buffer after the last call, by the names block_reference.hpp gives the stages.
   std::vector<float> stage(const std::string& name) const;
-  // Each dispatch of the last submission: its stage's name and its GPU time in ns (with timestamps only).
+  // Each dispatch of the last call: its stage's name and its GPU time in ns (with timestamps only).
   std::vector<std::pair<std::string, double>> dispatch_times() const;
-  // Which kernel each op runs ("" its own, else the variant's name), e.g. "linear: coopmat".
-  std::vector<std::string> kernels() const;
+  // Which kernel each op of this step runs, e.g. "linear: coopmat".
+  std::vector<std::string> kernels() const { return kernels_; }
   uint32_t barriers() const { return sequence_.barrier_count(); }
 
  private:
   kernelgen::Buffer& buffer(const std::string& name);
   const kernelgen::Buffer& buffer(const std::string& name) const;
   void dispatched(const std::string& stage);
+  template <class Op>
+  Op& op(const char* name);
 
-  kernelgen::Device* device_;
-  BlockConfig config_;
-  int64_t tokens_;
+  BlockState* state_;
+  int64_t past_, tokens_;
   bool timestamps_;
   std::vector<std::pair<std::string, kernelgen::Buffer>> buffers_;
-  kernelgen::ops::rmsnorm rmsnorm_;
-  kernelgen::ops::linear linear_;
-  kernelgen::ops::rope rope_;
-  kernelgen::ops::causal_attention attention_;
-  kernelgen::ops::linear_residual linear_residual_;
-  kernelgen::ops::gate_up_swiglu gate_up_;
+  std::vector<std::shared_ptr<void>> ops_;  // the op objects this step records, kept alive with it
+  std::vector<std::string> kernels_;
   kernelgen::Sequence sequence_;
   std::vector<std::string> dispatch_names_;
 };

@@ -2,8 +2,12 @@
 //   decoder_block check --config tiny --tokens 7 --seed 1 --weights tiny.safetensors
 //     makes the weights from the seed, writes them and reads them back, runs one forward pass on the GPU (twice,
 //     through the one recording) and checks every stage against the CPU reference; exit 0 when all pass.
+//   decoder_block check --config tiny --past 40 --tokens 1 ...
+//     the same for a decode step: a prefill of 40 tokens fills the KV cache, then one token's step is checked.
 //   decoder_block bench --config llama --tokens 512 --weights llama.safetensors --json times.json
-//     times the recorded forward pass with GPU timestamps per dispatch (medians over --iterations).
+//   decoder_block bench --config llama --past 4096 --tokens 1 --weights llama.safetensors
+//     times the recorded step (a prefill, or a decode step after --past tokens) with GPU timestamps per dispatch
+//     (medians over --iterations).
 #include "block_check.hpp"
 #include "block_config.hpp"
 #include "block_reference.hpp"
@@ -46,15 +50,24 @@ block::BlockWeights weights_through_file(const block::BlockConfig& config, uint6
   return block::read_weights(config, path);
 }
 
-int check(const block::BlockConfig& config, int64_t tokens, uint64_t seed, const std::filesystem::path& path,
-          bool tamper) {
+int check(const block::BlockConfig& config, int64_t past, int64_t tokens, uint64_t seed,
+          const std::filesystem::path& path, bool tamper) {
   std::filesystem::remove(path);  // the check writes the file from its seed, every time
   const block::BlockWeights weights = weights_through_file(config, seed, path);
-  const Matrix x = make_input(tokens, config.hidden, seed);
+  const int64_t ctx = past + tokens;
+  const Matrix x_all = make_input(ctx, config.hidden, seed);
+  const Matrix x = x_all.bottomRows(tokens);
 
   kernelgen::Device device;
   std::printf("device: %s\n", device.info().name.c_str());
-  block::DecoderBlock gpu(device, weights, tokens, false);
+  block::BlockState state(device, weights, ctx);
+  if (past > 0) {  // the prompt before the step: it fills the KV cache's first `past` positions
+    block::DecoderBlock prefill(state, 0, past, false);
+    const Matrix prompt = x_all.topRows(past);
+    prefill.set_input({prompt.data(), static_cast<size_t>(prompt.size())});
+    prefill.forward();
+  }
+  block::DecoderBlock gpu(state, past, tokens, false);
   for (const std::string& line : gpu.kernels()) std::printf("  %s\n", line.c_str());
   gpu.set_input({x.data(), static_cast<size_t>(x.size())});
   gpu.forward();
@@ -67,35 +80,34 @@ int check(const block::BlockConfig& config, int64_t tokens, uint64_t seed, const
 
   // Each stage twice: against the reference's whole chain from x (bounds carried through every stage), and
   // against the reference run on the GPU's own inputs to that stage (each dispatch's rounding alone).
-  const block::RopeTables tables = block::rope_tables(config, 0, tokens);
-  const std::vector<block::Stage> chain = block::reference_block(weights, tables, x);
+  const std::vector<block::Stage> chain = block::reference_block(weights, x_all, past, tokens);
+  auto download = [&](const std::string& name) {
+    return name == "k_cache" || name == "v_cache" ? state.cache(name, ctx) : gpu.stage(name);
+  };
+  auto gpu_as_stage = [&](const std::string& name) {
+    const std::vector<float> values = download(name);
+    const auto cols = name == "mlp_gate_up" ? config.ffn : config.hidden;
+    const auto rows = static_cast<Eigen::Index>(values.size()) / cols;
+    return block::Stage{name, Eigen::Map<const Matrix>(values.data(), rows, cols), Matrix::Zero(rows, cols)};
+  };
+  const std::vector<block::Stage> local = block::reference_block(weights, x, past, tokens, gpu_as_stage);
   // --tamper moves output element 0 by 5 times its bound as a stage alone (the tighter of the two).
-  const float tamper_bound = tamper ? block::reference_block(weights, tables, x, [&](const std::string& name) {
-    const std::vector<float> values = gpu.stage(name);
-    const auto cols = static_cast<Eigen::Index>(values.size()) / tokens;
-    return block::Stage{name, Eigen::Map<const Matrix>(values.data(), tokens, cols), Matrix::Zero(tokens, cols)};
-  }).back().bound(0, 0) : 0.0f;
+  const float tamper_by = tamper ? 5.0f * local.back().bound(0, 0) : 0.0f;
   std::map<std::string, std::vector<float>> downloaded;
   auto gpu_stage = [&](const std::string& name) -> const std::vector<float>& {
     auto [it, inserted] = downloaded.try_emplace(name);
     if (inserted) {
-      it->second = gpu.stage(name);
-      if (tamper && name == "output") it->second[0] += 5.0f * tamper_bound;
+      it->second = download(name);
+      if (name == "output") it->second[0] += tamper_by;
     }
     return it->second;
   };
-  auto gpu_as_stage = [&](const std::string& name) {
-    const std::vector<float>& values = gpu_stage(name);
-    const auto cols = static_cast<Eigen::Index>(values.size()) / tokens;
-    return block::Stage{name, Eigen::Map<const Matrix>(values.data(), tokens, cols), Matrix::Zero(tokens, cols)};
-  };
-  const std::vector<block::Stage> local = block::reference_block(weights, tables, x, gpu_as_stage);
   const auto chain_results = block::check_block(chain, gpu_stage);
   const auto local_results = block::check_block(local, gpu_stage);
 
-  std::printf("%s block, %lld tokens, %u barriers; each stage against the CPU reference, of the whole chain from x "
-              "and of the stage alone on the GPU's inputs:\n",
-              config.name.c_str(), static_cast<long long>(tokens), gpu.barriers());
+  std::printf("%s block, %lld tokens after %lld, %u barriers; each stage against the CPU reference, of the whole "
+              "chain from x and of the stage alone on the GPU's inputs:\n",
+              config.name.c_str(), static_cast<long long>(tokens), static_cast<long long>(past), gpu.barriers());
   std::printf("  %-15s %11s %11s %9s   %11s %9s\n", "stage", "chain error", "relative", "of bound", "alone error",
               "of bound");
   int failed = 0;
@@ -122,12 +134,20 @@ double median(std::vector<double> v) {
   return v.empty() ? 0.0 : v[v.size() / 2];
 }
 
-int bench(const block::BlockConfig& config, int64_t tokens, uint64_t seed, const std::filesystem::path& path,
-          int iterations, const std::string& json_path) {
+int bench(const block::BlockConfig& config, int64_t past, int64_t tokens, uint64_t seed,
+          const std::filesystem::path& path, int iterations, const std::string& json_path) {
   const block::BlockWeights weights = weights_through_file(config, seed, path);
-  const Matrix x = make_input(tokens, config.hidden, seed);
+  const Matrix x_all = make_input(past + tokens, config.hidden, seed);
   kernelgen::Device device;
-  block::DecoderBlock gpu(device, weights, tokens, true);
+  block::BlockState state(device, weights, past + tokens);
+  if (past > 0) {  // fill the KV cache once: the prompt before the timed step
+    block::DecoderBlock prefill(state, 0, past, false);
+    const Matrix prompt = x_all.topRows(past);
+    prefill.set_input({prompt.data(), static_cast<size_t>(prompt.size())});
+    prefill.forward();
+  }
+  block::DecoderBlock gpu(state, past, tokens, true);
+  const Matrix x = x_all.bottomRows(tokens);
   gpu.set_input({x.data(), static_cast<size_t>(x.size())});
   for (int i = 0; i < 3; ++i) gpu.forward();  // warm-up: pipelines, caches, clocks
 
@@ -146,11 +166,11 @@ int bench(const block::BlockConfig& config, int64_t tokens, uint64_t seed, const
     }
     gpu_total.push_back(total);
   }
-  std::printf("device: %s\n%s block, %lld tokens, medians of %d forward passes:\n", device.info().name.c_str(),
-              config.name.c_str(), static_cast<long long>(tokens), iterations);
+  std::printf("device: %s\n%s block, %lld tokens after %lld, medians of %d calls:\n", device.info().name.c_str(),
+              config.name.c_str(), static_cast<long long>(tokens), static_cast<long long>(past), iterations);
   for (const std::string& line : gpu.kernels()) std::printf("  %s\n", line.c_str());
   nlohmann::json out = {{"device", device.info().name}, {"config", config.name}, {"tokens", tokens},
-                        {"iterations", iterations}, {"kernels", gpu.kernels()}};
+                        {"past", past}, {"iterations", iterations}, {"kernels", gpu.kernels()}};
   const double total = median(gpu_total);
   for (const std::string& name : order) {
     const double us = median(per_stage[name]);
@@ -172,13 +192,16 @@ int main(int argc, char** argv) {
   CLI::App app{"A Llama-style decoder block on kernelgen ops"};
   app.require_subcommand(1);
   std::string config_name = "tiny", weights_path, json_path;
-  int64_t tokens = 7;
+  int64_t tokens = 7, past = 0;
   uint64_t seed = 1;
   int iterations = 20;
   bool tamper = false;
   auto common = [&](CLI::App* command) {
     command->add_option("--config", config_name, "tiny or llama")->capture_default_str();
-    command->add_option("--tokens", tokens, "tokens in the prompt")->capture_default_str()->check(CLI::Range(1, 1 << 20));
+    command->add_option("--tokens", tokens, "new tokens in the step")->capture_default_str()->check(CLI::Range(1, 1 << 20));
+    command->add_option("--past", past, "tokens before them, in the KV cache (0: a prefill)")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 1 << 20));
     command->add_option("--seed", seed, "the weights' and the input's seed")->capture_default_str();
     command->add_option("--weights", weights_path, "the safetensors file of the weights")->required();
   };
@@ -192,8 +215,8 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   try {
     const block::BlockConfig config = block::config_named(config_name);
-    if (*check_command) return check(config, tokens, seed, weights_path, tamper);
-    return bench(config, tokens, seed, weights_path, iterations, json_path);
+    if (*check_command) return check(config, past, tokens, seed, weights_path, tamper);
+    return bench(config, past, tokens, seed, weights_path, iterations, json_path);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "decoder_block: %s\n", e.what());
     return 2;

@@ -1,0 +1,55 @@
+#include <kernelgen/reference.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+// Attention of the newest tokens over a KV cache (LLaMA's decode): the cache holds ctx positions, the last
+// `tokens` of them the queries' own (their keys and values appended before this op runs).
+//   q and o are tokens x heads x head_dim f32; k_cache and v_cache are ctx x heads x head_dim f16, row-major.
+//   Query t sits at position p = ctx - tokens + t and attends to the keys j <= p (none when p < 0: o is 0):
+//   s[j]    = (q[t, h, :] . float(k_cache[j, h, :])) * (1 / sqrt(head_dim))   the dot product in float
+//   e[j]    = exp(s[j] - max over j' <= p of s[j'])
+//   o[t, h] = (sum over j <= p of e[j] * float(v_cache[j, h, :])) / (sum over j <= p of e[j])
+// one division per output, at the end. Non-finite values follow from these formulas, as in causal_attention.
+KERNELGEN_REFERENCE(decode_attention) {
+  const auto& q = inputs[0];
+  const int64_t tokens = q.dim(0), heads = q.dim(1), head_dim = q.dim(2), ctx = inputs[1].dim(0);
+  const float* qs = q.as<float>();
+  const Eigen::half* ks = inputs[1].as<Eigen::half>();
+  const Eigen::half* vs = inputs[2].as<Eigen::half>();
+  float* o = outputs[0].as<float>();
+  const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
+  std::vector<float> e(std::max<int64_t>(ctx, 1)), sum(head_dim);
+  for (int64_t h = 0; h < heads; ++h)
+    for (int64_t t = 0; t < tokens; ++t) {
+      const int64_t p = ctx - tokens + t;
+      float* ot = o + (t * heads + h) * head_dim;
+      if (p < 0) {
+        std::fill(ot, ot + head_dim, 0.0f);
+        continue;
+      }
+      const float* qt = qs + (t * heads + h) * head_dim;
+      float max = -std::numeric_limits<float>::infinity();
+      bool nan = false;
+      for (int64_t j = 0; j <= p; ++j) {
+        const Eigen::half* kj = ks + (j * heads + h) * head_dim;
+        float dot = 0.0f;
+        for (int64_t d = 0; d < head_dim; ++d) dot += qt[d] * static_cast<float>(kj[d]);
+        e[j] = dot * scale;
+        nan = nan || std::isnan(e[j]);
+        max = std::max(max, e[j]);
+      }
+      if (nan) max = std::numeric_limits<float>::quiet_NaN();
+      float total = 0.0f;
+      std::fill(sum.begin(), sum.end(), 0.0f);
+      for (int64_t j = 0; j <= p; ++j) {
+        e[j] = std::exp(e[j] - max);
+        total += e[j];
+        const Eigen::half* vj = vs + (j * heads + h) * head_dim;
+        for (int64_t d = 0; d < head_dim; ++d) sum[d] += e[j] * static_cast<float>(vj[d]);
+      }
+      for (int64_t d = 0; d < head_dim; ++d) ot[d] = sum[d] / total;
+    }
+}
