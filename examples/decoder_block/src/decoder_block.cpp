@@ -86,64 +86,57 @@ DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool
   // The cache's rows past.. of keys and values, where kv_append writes.
   const uint64_t row_offset = static_cast<uint64_t>(past) * H * 2;
 
-  // The step, in the order of block_reference.cpp.
-  if (timestamps_) sequence_.timestamp();
-  rmsnorm.record(sequence_, {T, H}, b.buffer("x"), w("w_attention_norm"), b.buffer("attention_norm"));
-  dispatched("attention_norm");
-  if (decode) {
-    auto& gemv = op<kernelgen::ops::gemv>("gemv");
+  // The step, in the order of block_reference.cpp. A prefill and a decode step differ in the ops of their
+  // projections and attention; `projections` records the rest with either set.
+  auto projections = [&](auto& project, auto& project_residual, auto& gate_up, auto&& attention) {
+    if (timestamps_) sequence_.timestamp();
+    rmsnorm.record(sequence_, {T, H}, b.buffer("x"), w("w_attention_norm"), b.buffer("attention_norm"));
+    dispatched("attention_norm");
     for (const char* p : {"q", "k", "v"}) {
-      gemv.record(sequence_, {T, H, H}, b.buffer("attention_norm"), w((std::string("w_") + p).c_str()), b.buffer(p));
+      project.record(sequence_, {T, H, H}, b.buffer("attention_norm"), w((std::string("w_") + p).c_str()),
+                     b.buffer(p));
       dispatched(p);
     }
-  } else {
-    auto& linear = op<kernelgen::ops::linear>("linear");
-    for (const char* p : {"q", "k", "v"}) {
-      linear.record(sequence_, {T, H, H}, b.buffer("attention_norm"), w((std::string("w_") + p).c_str()),
-                    b.buffer(p));
-      dispatched(p);
-    }
-  }
-  rope.record(sequence_, {T, heads, D / 2}, b.buffer("q"), b.buffer("cos"), b.buffer("sin"), b.buffer("q_rope"));
-  dispatched("q_rope");
-  rope.record(sequence_, {T, heads, D / 2}, b.buffer("k"), b.buffer("cos"), b.buffer("sin"), b.buffer("k_rope"));
-  dispatched("k_rope");
-  append.record(sequence_, {T, H},
-                std::vector<kernelgen::BufferSlice>{{&b.buffer("k_rope"), 0}, {&b.buffer("v"), 0},
-                                                    {&w("k_cache"), row_offset}, {&w("v_cache"), row_offset}});
-  dispatched("kv_append");
-  if (decode) {
-    op<kernelgen::ops::decode_attention>("decode_attention")
-        .record(sequence_, {T, heads, D, ctx}, b.buffer("q_rope"), w("k_cache"), w("v_cache"), b.buffer("attention"));
-  } else {
-    op<kernelgen::ops::causal_attention>("causal_attention")
-        .record(sequence_, {T, heads, D}, b.buffer("q_rope"), b.buffer("k_rope"), b.buffer("v"), b.buffer("attention"));
-  }
-  dispatched("attention");
-  if (decode) {
-    auto& down = op<kernelgen::ops::gemv_residual>("gemv_residual");
-    down.record(sequence_, {T, H, H}, b.buffer("attention"), w("w_o"), b.buffer("x"), b.buffer("attention_out"));
+    rope.record(sequence_, {T, heads, D / 2}, b.buffer("q"), b.buffer("cos"), b.buffer("sin"), b.buffer("q_rope"));
+    dispatched("q_rope");
+    rope.record(sequence_, {T, heads, D / 2}, b.buffer("k"), b.buffer("cos"), b.buffer("sin"), b.buffer("k_rope"));
+    dispatched("k_rope");
+    append.record(sequence_, {T, H},
+                  std::vector<kernelgen::BufferSlice>{{&b.buffer("k_rope"), 0}, {&b.buffer("v"), 0},
+                                                      {&w("k_cache"), row_offset}, {&w("v_cache"), row_offset}});
+    dispatched("kv_append");
+    attention();
+    dispatched("attention");
+    project_residual.record(sequence_, {T, H, H}, b.buffer("attention"), w("w_o"), b.buffer("x"),
+                            b.buffer("attention_out"));
     dispatched("attention_out");
     rmsnorm.record(sequence_, {T, H}, b.buffer("attention_out"), w("w_mlp_norm"), b.buffer("mlp_norm"));
     dispatched("mlp_norm");
-    op<kernelgen::ops::gate_up_swiglu_gemv>("gate_up_swiglu_gemv")
-        .record(sequence_, {T, H, F}, b.buffer("mlp_norm"), w("w_gate"), w("w_up"), b.buffer("mlp_gate_up"));
+    gate_up.record(sequence_, {T, H, F}, b.buffer("mlp_norm"), w("w_gate"), w("w_up"), b.buffer("mlp_gate_up"));
     dispatched("mlp_gate_up");
-    down.record(sequence_, {T, F, H}, b.buffer("mlp_gate_up"), w("w_down"), b.buffer("attention_out"),
-                b.buffer("output"));
+    project_residual.record(sequence_, {T, F, H}, b.buffer("mlp_gate_up"), w("w_down"), b.buffer("attention_out"),
+                            b.buffer("output"));
+    dispatched("output");
+  };
+  if (decode) {
+    auto& project = op<kernelgen::ops::gemv>("gemv");
+    auto& attention = op<kernelgen::ops::decode_attention>("decode_attention");
+    auto& project_residual = op<kernelgen::ops::gemv_residual>("gemv_residual");
+    auto& gate_up = op<kernelgen::ops::gate_up_swiglu_gemv>("gate_up_swiglu_gemv");
+    projections(project, project_residual, gate_up, [&] {
+      attention.record(sequence_, {T, heads, D, ctx}, b.buffer("q_rope"), w("k_cache"), w("v_cache"),
+                       b.buffer("attention"));
+    });
   } else {
-    auto& down = op<kernelgen::ops::linear_residual>("linear_residual");
-    down.record(sequence_, {T, H, H}, b.buffer("attention"), w("w_o"), b.buffer("x"), b.buffer("attention_out"));
-    dispatched("attention_out");
-    rmsnorm.record(sequence_, {T, H}, b.buffer("attention_out"), w("w_mlp_norm"), b.buffer("mlp_norm"));
-    dispatched("mlp_norm");
-    op<kernelgen::ops::gate_up_swiglu>("gate_up_swiglu")
-        .record(sequence_, {T, H, F}, b.buffer("mlp_norm"), w("w_gate"), w("w_up"), b.buffer("mlp_gate_up"));
-    dispatched("mlp_gate_up");
-    down.record(sequence_, {T, F, H}, b.buffer("mlp_gate_up"), w("w_down"), b.buffer("attention_out"),
-                b.buffer("output"));
+    auto& project = op<kernelgen::ops::linear>("linear");
+    auto& attention = op<kernelgen::ops::causal_attention>("causal_attention");
+    auto& project_residual = op<kernelgen::ops::linear_residual>("linear_residual");
+    auto& gate_up = op<kernelgen::ops::gate_up_swiglu>("gate_up_swiglu");
+    projections(project, project_residual, gate_up, [&] {
+      attention.record(sequence_, {T, heads, D}, b.buffer("q_rope"), b.buffer("k_rope"), b.buffer("v"),
+                       b.buffer("attention"));
+    });
   }
-  dispatched("output");
 }
 
 void DecoderBlock::dispatched(const std::string& stage) {
