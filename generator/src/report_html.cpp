@@ -44,7 +44,6 @@ std::string figure(const json& value, const char* pattern, double scale = 1) {
   return value.is_number() && value.get<double>() != 0 ? format(pattern, value.get<double>() * scale) : "-";
 }
 
-
 // A rate with three significant figures at most, and at least one decimal above 1: 233, 4.9, 0.012 (lavapipe
 // moves some ops' bytes at a few MB/s, which "%.1f" would print as 0.0).
 std::string rate(const json& value, const char* unit = "") {

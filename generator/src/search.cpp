@@ -328,9 +328,9 @@ class Search {
       const DevicePeaks peaks = peaks_for(*config_.peaks, binary.spirv);
       timing->fraction_of_peak = fraction_of_peak(peaks, timing->gbytes_per_second, timing->gflops);
       timing->peaks_bound = !is_cpu_device(device_);
-      if (auto warning = timing->peaks_bound ? impossible_speed(*timing->fraction_of_peak, timing->gbytes_per_second,
-                                                                timing->gflops, peaks)
-                                             : std::nullopt)
+      const auto warning = impossible_speed(*timing->fraction_of_peak, timing->gbytes_per_second, timing->gflops,
+                                            peaks);
+      if (warning && timing->peaks_bound)
         std::fprintf(stderr, "kernelgen: warning: op '%s', %s: %s\n", spec_.name.c_str(), record.file_name().c_str(),
                      warning->c_str());
     }

@@ -47,13 +47,6 @@ std::size_t tensor_bytes(std::string_view op, std::string_view declaration, std:
   return bytes;
 }
 
-void check_op_buffers(std::string_view op, std::span<const OpTensor> tensors,
-                      const std::vector<const Buffer*>& buffers) {
-  std::vector<BufferSlice> slices;
-  for (const Buffer* buffer : buffers) slices.push_back({buffer, 0});
-  check_op_slices(op, tensors, slices);
-}
-
 void check_op_slices(std::string_view op, std::span<const OpTensor> tensors, const std::vector<BufferSlice>& slices) {
   if (slices.size() != tensors.size()) {
     std::string names;

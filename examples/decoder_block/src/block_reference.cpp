@@ -21,21 +21,27 @@ double f16_spacing(double a) {
 
 Matrix half_rounded(const Matrix& x) { return x.cast<Eigen::half>().cast<float>(); }
 
+// A stage rounded to f16 (a projection's input, or what kv_append writes to the cache): an input off by e may
+// round to the neighbouring f16 value, so off by e plus one f16 spacing wherever e > 0.
+Stage half_stage(const std::string& name, const Stage& in) {
+  Stage out{name, half_rounded(in.value), Matrix(in.value.rows(), in.value.cols())};
+  for (Eigen::Index i = 0; i < in.value.size(); ++i) {
+    const double e = in.bound.data()[i];
+    out.bound.data()[i] = e > 0 ? static_cast<float>(e + f16_spacing(std::abs(in.value.data()[i]) + e)) : 0.0f;
+  }
+  return out;
+}
+
 // y = half(x) w^T (ops/linear/reference.cpp). Two roundings of the sum (the GPU's and the reference's), each at
-// most k u times the sum of the products' magnitudes; an input off by e may round to the neighbouring f16, so
-// the rounded input is off by e plus one f16 spacing wherever e > 0.
+// most k u times the sum of the products' magnitudes, and the rounded input's bound (half_stage) through |w|.
 Stage linear(const std::string& name, const Stage& in, const HalfMatrix& w) {
   const Matrix wf = w.cast<float>();
   const Matrix wa = wf.cwiseAbs();
-  const Matrix xh = half_rounded(in.value);
-  Matrix e_xh(in.value.rows(), in.value.cols());
-  for (Eigen::Index i = 0; i < e_xh.size(); ++i) {
-    const double e = in.bound.data()[i];
-    e_xh.data()[i] = e > 0 ? static_cast<float>(e + f16_spacing(std::abs(in.value.data()[i]) + e)) : 0.0f;
-  }
+  const Stage xh = half_stage("", in);
   const double k = static_cast<double>(in.value.cols());
-  Stage out{name, xh * wf.transpose(), Matrix()};
-  out.bound = e_xh * wa.transpose() + static_cast<float>(2.0 * k * kUnit) * ((xh.cwiseAbs() + e_xh) * wa.transpose());
+  Stage out{name, xh.value * wf.transpose(), Matrix()};
+  out.bound = xh.bound * wa.transpose() +
+              static_cast<float>(2.0 * k * kUnit) * ((xh.value.cwiseAbs() + xh.bound) * wa.transpose());
   // An infinite input bound (past f16's range) times a zero weight is NaN in the product: no bound there.
   out.bound = out.bound.unaryExpr([](float b) { return std::isnan(b) ? std::numeric_limits<float>::infinity() : b; });
   return out;
@@ -63,17 +69,6 @@ Stage rmsnorm(const std::string& name, const Stage& in, const Eigen::VectorXf& w
           std::abs(w[c]) / rms * (in.bound(r, c) + std::abs(x) * spread / (static_cast<double>(n) * rms * rms)) +
           (static_cast<double>(n) / 2.0 + 6.0) * kUnit * std::abs(y));
     }
-  }
-  return out;
-}
-
-// A stage rounded to f16 (what kv_append writes to the cache): an input off by e may round to the neighbouring
-// f16 value, so off by e plus one f16 spacing wherever e > 0.
-Stage half_stage(const std::string& name, const Stage& in) {
-  Stage out{name, half_rounded(in.value), Matrix(in.value.rows(), in.value.cols())};
-  for (Eigen::Index i = 0; i < in.value.size(); ++i) {
-    const double e = in.bound.data()[i];
-    out.bound.data()[i] = e > 0 ? static_cast<float>(e + f16_spacing(std::abs(in.value.data()[i]) + e)) : 0.0f;
   }
   return out;
 }

@@ -22,7 +22,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
 #include <map>
 #include <random>
 
@@ -50,6 +49,15 @@ block::BlockWeights weights_through_file(const block::BlockConfig& config, uint6
   return block::read_weights(config, path);
 }
 
+// The prompt before a step: a prefill of x_all's first `past` rows fills the KV cache's first `past` positions.
+void fill_cache(block::BlockState& state, const Matrix& x_all, int64_t past) {
+  if (past == 0) return;
+  block::DecoderBlock prefill(state, 0, past, false);
+  const Matrix prompt = x_all.topRows(past);
+  prefill.set_input({prompt.data(), static_cast<size_t>(prompt.size())});
+  prefill.forward();
+}
+
 int check(const block::BlockConfig& config, int64_t past, int64_t tokens, uint64_t seed,
           const std::filesystem::path& path, bool tamper) {
   std::filesystem::remove(path);  // the check writes the file from its seed, every time
@@ -61,12 +69,7 @@ int check(const block::BlockConfig& config, int64_t past, int64_t tokens, uint64
   kernelgen::Device device;
   std::printf("device: %s\n", device.info().name.c_str());
   block::BlockState state(device, weights, ctx);
-  if (past > 0) {  // the prompt before the step: it fills the KV cache's first `past` positions
-    block::DecoderBlock prefill(state, 0, past, false);
-    const Matrix prompt = x_all.topRows(past);
-    prefill.set_input({prompt.data(), static_cast<size_t>(prompt.size())});
-    prefill.forward();
-  }
+  fill_cache(state, x_all, past);
   block::DecoderBlock gpu(state, past, tokens, false);
   for (const std::string& line : gpu.kernels()) std::printf("  %s\n", line.c_str());
   gpu.set_input({x.data(), static_cast<size_t>(x.size())});
@@ -81,26 +84,25 @@ int check(const block::BlockConfig& config, int64_t past, int64_t tokens, uint64
   // Each stage twice: against the reference's whole chain from x (bounds carried through every stage), and
   // against the reference run on the GPU's own inputs to that stage (each dispatch's rounding alone).
   const std::vector<block::Stage> chain = block::reference_block(weights, x_all, past, tokens);
-  auto download = [&](const std::string& name) {
-    return name == "k_cache" || name == "v_cache" ? state.cache(name, ctx) : gpu.stage(name);
+  // Each stage downloaded once, for both references and both comparisons.
+  std::map<std::string, std::vector<float>> downloaded;
+  auto download = [&](const std::string& name) -> const std::vector<float>& {
+    auto [it, inserted] = downloaded.try_emplace(name);
+    if (inserted) it->second = name == "k_cache" || name == "v_cache" ? state.cache(name, ctx) : gpu.stage(name);
+    return it->second;
   };
   auto gpu_as_stage = [&](const std::string& name) {
-    const std::vector<float> values = download(name);
+    const std::vector<float>& values = download(name);
     const auto cols = name == "mlp_gate_up" ? config.ffn : config.hidden;
     const auto rows = static_cast<Eigen::Index>(values.size()) / cols;
     return block::Stage{name, Eigen::Map<const Matrix>(values.data(), rows, cols), Matrix::Zero(rows, cols)};
   };
   const std::vector<block::Stage> local = block::reference_block(weights, x, past, tokens, gpu_as_stage);
   // --tamper moves output element 0 by 5 times its bound as a stage alone (the tighter of the two).
-  const float tamper_by = tamper ? 5.0f * local.back().bound(0, 0) : 0.0f;
-  std::map<std::string, std::vector<float>> downloaded;
+  std::vector<float> tampered = download("output");
+  if (tamper) tampered[0] += 5.0f * local.back().bound(0, 0);
   auto gpu_stage = [&](const std::string& name) -> const std::vector<float>& {
-    auto [it, inserted] = downloaded.try_emplace(name);
-    if (inserted) {
-      it->second = download(name);
-      if (name == "output") it->second[0] += tamper_by;
-    }
-    return it->second;
+    return name == "output" ? tampered : download(name);
   };
   const auto chain_results = block::check_block(chain, gpu_stage);
   const auto local_results = block::check_block(local, gpu_stage);
@@ -140,12 +142,7 @@ int bench(const block::BlockConfig& config, int64_t past, int64_t tokens, uint64
   const Matrix x_all = make_input(past + tokens, config.hidden, seed);
   kernelgen::Device device;
   block::BlockState state(device, weights, past + tokens);
-  if (past > 0) {  // fill the KV cache once: the prompt before the timed step
-    block::DecoderBlock prefill(state, 0, past, false);
-    const Matrix prompt = x_all.topRows(past);
-    prefill.set_input({prompt.data(), static_cast<size_t>(prompt.size())});
-    prefill.forward();
-  }
+  fill_cache(state, x_all, past);  // once: the prompt before the timed step
   block::DecoderBlock gpu(state, past, tokens, true);
   const Matrix x = x_all.bottomRows(tokens);
   gpu.set_input({x.data(), static_cast<size_t>(x.size())});

@@ -21,14 +21,6 @@ class Device;
 //
 // A moved-from Buffer is empty: size() 0, vk_buffer() null, id() 0. Binding it to a kernel throws
 // std::invalid_argument, and uploading to or downloading from it std::out_of_range.
-// A Buffer from a byte offset on: a tensor bound inside a larger buffer, e.g. a KV cache's next rows, which an op
-// writes at the position of the tokens it appends. The offset must be a multiple of the device's
-// minStorageBufferOffsetAlignment (DeviceInfo::min_storage_buffer_offset_alignment).
-struct BufferSlice {
-  const class Buffer* buffer = nullptr;
-  uint64_t offset = 0;
-};
-
 class Buffer {
  public:
   Buffer(Device& device, std::size_t bytes);
@@ -70,6 +62,14 @@ class Buffer {
   uint64_t memory_bytes_ = 0;
   bool dedicated_ = false;
   void* mapped_ = nullptr;  // the buffer's first byte, when the memory is host-visible
+};
+
+// A Buffer from a byte offset on: a tensor bound inside a larger buffer, e.g. a KV cache's next rows, which an op
+// writes at the position of the tokens it appends. The offset must be a multiple of the device's
+// minStorageBufferOffsetAlignment (DeviceInfo::min_storage_buffer_offset_alignment).
+struct BufferSlice {
+  const Buffer* buffer = nullptr;
+  uint64_t offset = 0;
 };
 
 }  // namespace kernelgen

@@ -53,9 +53,8 @@ class Kernel {
   // Binds the buffers (binding i = buffers[i], from `offsets[i]` or 0 when `offsets` is empty: `ranges[i]`
   // bytes of it, or the rest of the buffer when `ranges` is empty), pushes the dims (dim_count() values) and
   // dispatches. A kernel's `.length()` of a binding counts the bound range. Descriptor sets are cached per
-  // distinct buffer list, ranges and offsets, so
-  // calling again with the same buffers allocates nothing; `identity` (one Buffer::id() per buffer) keys that
-  // cache when given, since a VkBuffer handle may be recycled for a new buffer once its buffer dies. A kernel
+  // distinct buffer list, ranges and offsets, so calling again with the same buffers allocates nothing;
+  // `identity` (one Buffer::id() per buffer) keys that cache when given, since a VkBuffer handle may be recycled for a new buffer once its buffer dies. A kernel
   // made on a kernelgen Device frees the sets naming a kernelgen Buffer when it dies; an engine (no identity)
   // calls forget() before it destroys a VkBuffer it recorded. The caller places barriers around it.
   void record(VkCommandBuffer command_buffer, std::span<const VkBuffer> buffers, Grid grid,

@@ -11,7 +11,6 @@
 
 namespace kernelgen {
 
-class Buffer;
 struct BufferSlice;
 struct DeviceInfo;
 
@@ -30,13 +29,9 @@ struct OpTensor {
   uint64_t bytes;  // at the call's dims: the range the op binds
 };
 
-// Throws std::invalid_argument unless there is one buffer per tensor, each holds at least its tensor's bytes,
-// and no output shares its Buffer with another tensor (the kernel would read what it is overwriting, or two
-// outputs race): `softmax(dims, x, x)` is refused.
-void check_op_buffers(std::string_view op, std::span<const OpTensor> tensors,
-                      const std::vector<const Buffer*>& buffers);
-// The same for tensors bound inside buffers: each slice holds its tensor's bytes from its offset, and no output
-// overlaps another tensor's bytes in the same Buffer (disjoint parts of one Buffer are allowed).
+// Throws std::invalid_argument unless there is one slice per tensor, each holds at least its tensor's bytes from
+// its offset, and no output overlaps another tensor's bytes in the same Buffer (the kernel would read what it is
+// overwriting, or two outputs race): `softmax(dims, x, x)` is refused; disjoint parts of one Buffer are allowed.
 void check_op_slices(std::string_view op, std::span<const OpTensor> tensors, const std::vector<BufferSlice>& slices);
 
 // Throws std::invalid_argument naming the op, the grid and the device's maxComputeWorkGroupCount when the
