@@ -13,6 +13,11 @@ std::map<std::string, ReferenceFunction>& registry() {
   return functions;
 }
 
+std::map<std::string, ReferenceFunction>& terms_registry() {
+  static std::map<std::string, ReferenceFunction> functions;
+  return functions;
+}
+
 }  // namespace
 
 void register_reference(const char* op, ReferenceFunction function) { registry()[op] = function; }
@@ -20,6 +25,13 @@ void register_reference(const char* op, ReferenceFunction function) { registry()
 ReferenceFunction find_reference(const std::string& op) {
   auto found = registry().find(op);
   return found == registry().end() ? nullptr : found->second;
+}
+
+void register_terms(const char* op, ReferenceFunction function) { terms_registry()[op] = function; }
+
+ReferenceFunction find_terms(const std::string& op) {
+  auto found = terms_registry().find(op);
+  return found == terms_registry().end() ? nullptr : found->second;
 }
 
 std::vector<std::string> registered_references() {

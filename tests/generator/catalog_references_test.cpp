@@ -123,5 +123,37 @@ TEST_P(CatalogOp, ReferenceGivesDifferentOutputsForDifferentInputs) {
 INSTANTIATE_TEST_SUITE_P(Catalog, CatalogOp, ::testing::ValuesIn(catalog_ops()),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
+// attention's terms (KERNELGEN_TERMS in ops/attention/reference.cpp): query 0's two scores are 1e7 and 1e7 + 1,
+// where floats are 1 apart, so the weights of its two keys are whatever the rounding of the scores makes them
+// and its output may move by the width of v; query 1's scores are 2.5 apart from each other by a rounding, and
+// its output is bounded as an average's. A column of v that is 0 everywhere has terms 0.
+TEST_F(CatalogReferences, AttentionsTermsWidenTheBoundOnlyWhereLargeScoresNearlyTie) {
+  const OpSpec spec = spec_of("attention");
+  TestCase test_case = make_case(spec, "zeros", 1, {2});
+  HostTensor &q = test_case.inputs[0], &k = test_case.inputs[1], &v = test_case.inputs[2];
+  q.set(0, 4000.0);       // q[0][0]
+  q.set(64, 1e-3);        // q[1][0]
+  k.set(0, 20000.0);      // k[0][0]: score 1e7 for query 0
+  k.set(64, 20000.002);   // k[1][0]: score 1e7 + 1
+  v.set(64, 1.0);         // v[1][0]; v[0][0] = 0
+  const ReferenceFunction terms = find_terms("attention");
+  ASSERT_NE(terms, nullptr) << "ops/attention/reference.cpp defines KERNELGEN_TERMS(attention)";
+  const HostTensor bound = reference_magnitudes(spec, reference_of("attention"), test_case).at(0);
+  EXPECT_GT(bound.value(0), 1e6) << "the near tie: rtol 1e-5 allows an error of 10 and more";
+  EXPECT_LT(bound.value(64), 2.0) << "small scores: about |v|";
+  EXPECT_EQ(bound.value(1), 0.0) << "a column of zeros";
+}
+
+// Seeds whose cases a correct kernel failed before attention had its own terms: the mixed case's near tie of two
+// scores near 1e7 (one query's output 1.4 off), and non-finite cases where a weight below the smallest normal
+// float met an infinite value of v (lavapipe flushes it to 0, giving NaN; the reference kept it, giving inf).
+TEST_F(CatalogReferences, TheCheckedInAttentionPassesTheSeedsThatOnceRejectedIt) {
+  for (const uint64_t seed : {17569899664029566119ull, 5866704521597296652ull, 5661019902176539608ull}) {
+    const Verdict verdict = evaluate_source(*device_, spec_of("attention"), reference_of("attention"),
+                                            checked_in("attention"), {seed, 0});
+    EXPECT_TRUE(verdict.passed()) << "KERNELGEN_SEED=" << seed << ": " << describe(verdict);
+  }
+}
+
 }  // namespace
 }  // namespace kernelgen

@@ -307,5 +307,30 @@ TEST(ReferenceMagnitudes, TermsThatOverflowTheDtypeStayInfiniteAndInfiniteInputs
   EXPECT_TRUE(std::isnan(reference_magnitudes(spec, &f16_dot, infinite)[0].value(0)));
 }
 
+// An op whose reference module defines KERNELGEN_TERMS: its terms, computed from the case's own inputs (signs
+// and all), replace the reference run on the absolute inputs; infinities that an infinite input causes still
+// become NaN.
+void halve(std::span<const ConstTensorView> inputs, std::span<const TensorView> outputs, const Params&) {
+  for (int64_t i = 0; i < inputs[0].size(); ++i) outputs[0].as<float>()[i] = inputs[0].as<const float>()[i] / 2;
+}
+void thousand_times(std::span<const ConstTensorView> inputs, std::span<const TensorView> outputs, const Params&) {
+  for (int64_t i = 0; i < inputs[0].size(); ++i) outputs[0].as<float>()[i] = 1000 * inputs[0].as<const float>()[i];
+}
+
+TEST(ReferenceMagnitudes, AnOpsOwnTermsReplaceTheReferenceOnAbsoluteInputs) {
+  const OpSpec spec = parse_op_spec(nlohmann::json::parse(R"({"name": "halve_with_terms",
+    "inputs": [{"name": "x", "dtype": "f32", "shape": [2]}], "outputs": [{"name": "y", "dtype": "f32", "shape": [2]}]})"));
+  TestCase test_case = make_case(spec, "normal", 1);
+  test_case.inputs[0].set(0, -3.0);
+  test_case.inputs[0].set(1, 5.0);
+  EXPECT_EQ(reference_magnitudes(spec, &halve, test_case)[0].value(0), 1.5) << "no terms registered yet";
+  register_terms("halve_with_terms", &thousand_times);
+  const auto magnitudes = reference_magnitudes(spec, &halve, test_case);
+  EXPECT_EQ(magnitudes[0].value(0), -3000.0);
+  EXPECT_EQ(magnitudes[0].value(1), 5000.0);
+  test_case.inputs[0].set(1, HUGE_VAL);
+  EXPECT_TRUE(std::isnan(reference_magnitudes(spec, &halve, test_case)[0].value(1)));
+}
+
 }  // namespace
 }  // namespace kernelgen

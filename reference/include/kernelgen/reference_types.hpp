@@ -81,6 +81,18 @@ struct ReferenceRegistration {
   ReferenceRegistration(const char* op, ReferenceFunction function) { register_reference(op, function); }
 };
 
+// An op's terms: for each output element, the magnitude its rounding error grows with, which validation scales
+// rtol by (docs/validation.md). By default validation runs the reference again on the inputs' absolute values; a
+// reference whose error grows otherwise (a softmax over computed scores, where near-equal scores amplify their
+// rounding) defines KERNELGEN_TERMS(op) beside KERNELGEN_REFERENCE(op), called with the same inputs and writing
+// the terms into outputs of the same shapes.
+void register_terms(const char* op, ReferenceFunction function);
+ReferenceFunction find_terms(const std::string& op);
+
+struct TermsRegistration {
+  TermsRegistration(const char* op, ReferenceFunction function) { register_terms(op, function); }
+};
+
 }  // namespace kernelgen
 #define KERNELGEN_REFERENCE_SIGNATURE(op)                                                                 \
   void kernelgen_reference_##op(std::span<const ::kernelgen::ConstTensorView> inputs,                   \
@@ -91,3 +103,13 @@ struct ReferenceRegistration {
   KERNELGEN_REFERENCE_SIGNATURE(op);                                                                     \
   static const ::kernelgen::ReferenceRegistration kernelgen_registration_##op(#op, &kernelgen_reference_##op); \
   KERNELGEN_REFERENCE_SIGNATURE(op)
+
+#define KERNELGEN_TERMS_SIGNATURE(op)                                                                     \
+  void kernelgen_terms_##op(std::span<const ::kernelgen::ConstTensorView> inputs,                       \
+                            std::span<const ::kernelgen::TensorView> outputs,                           \
+                            [[maybe_unused]] const ::kernelgen::Params& params)
+
+#define KERNELGEN_TERMS(op)                                                                              \
+  KERNELGEN_TERMS_SIGNATURE(op);                                                                         \
+  static const ::kernelgen::TermsRegistration kernelgen_terms_registration_##op(#op, &kernelgen_terms_##op); \
+  KERNELGEN_TERMS_SIGNATURE(op)

@@ -72,9 +72,10 @@ Verdict validate_kernel(Device& device, const OpSpec& spec, ReferenceFunction re
 // The reference's outputs for one case.
 std::vector<HostTensor> run_reference(const OpSpec& spec, ReferenceFunction reference, const TestCase& test_case);
 
-// The reference run on the absolute values of the case's float inputs: per output element, the magnitude of
-// the terms its value is made of, which bounds a reduction's rounding error (see compare_outputs). Empty when
-// no output is a float.
+// Per output element, the magnitude of the terms its value is made of, which bounds a reduction's rounding
+// error (see compare_outputs): the op's KERNELGEN_TERMS on the case's inputs where its reference module defines
+// one, else the reference run on the absolute values of the case's float inputs. Empty when no output is a
+// float.
 std::vector<HostTensor> reference_magnitudes(const OpSpec& spec, ReferenceFunction reference,
                                              const TestCase& test_case);
 
