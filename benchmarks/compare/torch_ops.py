@@ -12,7 +12,7 @@ import torch
 import torch.nn.functional as F
 
 DTYPES = {"f32": torch.float32, "f16": torch.float16, "i32": torch.int32, "u32": torch.int32,
-          "i8": torch.int8, "u8": torch.uint8}
+          "i8": torch.int8, "u8": torch.uint8, "bf16": torch.bfloat16}
 
 
 def shape_at(tensor, dims):
@@ -55,6 +55,7 @@ def op_callable(name, spec, inputs):
         "sigmoid": lambda: torch.sigmoid(t[0]),
         "silu": lambda: F.silu(t[0]),
         "add": lambda: torch.add(t[0], t[1]),
+        "add_bf16": lambda: torch.add(t[0], t[1]),
         "mul": lambda: torch.mul(t[0], t[1]),
         "bias_add": lambda: t[0] + t[1].view(1, -1, 1, 1),
         "matmul": lambda: torch.mm(t[0], t[1]),

@@ -28,10 +28,6 @@ macro(_kernelgen_parse_tensor where argument text out)
   set(${out}_NAME "${CMAKE_MATCH_1}")
   set(${out}_DTYPE "${CMAKE_MATCH_2}")
   set(_kernelgen_extents "${CMAKE_MATCH_3}")
-  if(${out}_DTYPE STREQUAL "bf16")
-    _kernelgen_fail("${where}" "${argument}" "bf16 in '${text}' needs GL_EXT_bfloat16, which Debian 12's glslang cannot compile"
-      "declare the tensor f16 or f32")
-  endif()
   if(NOT ${out}_DTYPE IN_LIST _KERNELGEN_DTYPES)
     string(REPLACE ";" " " _kernelgen_names "${_KERNELGEN_DTYPES}")
     _kernelgen_fail("${where}" "${argument}" "unknown dtype '${${out}_DTYPE}' in '${text}'"

@@ -89,6 +89,10 @@ std::string dtype_rules(const OpSpec& spec, const DeviceInfo& device) {
   const bool half = std::find(used.begin(), used.end(), DType::f16) != used.end();
   if (half && !device.features.shader_float16)
     text += "- This device has no f16 arithmetic (shaderFloat16): convert f16 values to float to compute.\n";
+  if (std::find(used.begin(), used.end(), DType::bf16) != used.end())
+    text += "- A bf16 element is the upper 16 bits of a float (this glslang has no bf16 type or arithmetic): read it\n"
+            "  as `uintBitsToFloat(uint(v) << 16)`, which is exact, and compute in float; write a float f rounded to\n"
+            "  nearest even, `uint b = floatBitsToUint(f); uint16_t(isnan(f) ? 0x7FC0u : (b + 0x7FFFu + ((b >> 16) & 1u)) >> 16)`.\n";
   return text;
 }
 

@@ -312,6 +312,25 @@ TEST(CasesPerDtype, F16HoldsItsExtremesAndSubnormalsInTiny) {
   EXPECT_GT(max_of(find_case(cases, "large").inputs[0]), 9e3);
 }
 
+// bf16 (a storage dtype: the upper half of an f32) holds the integers exactly up to 256: a ramp of 4096 repeats
+// -256..255. Its values are f32's rounded to 8 bits of precision, to nearest even; its extremes are f32's.
+TEST(CasesPerDtype, ABf16RampRepeatsItsExactIntegersAndItsValuesAreRoundedF32s) {
+  const HostTensor ramp = make_case(one_dtype_spec("bf16"), "ramp", 1).inputs[0];
+  EXPECT_EQ(max_of(ramp), 255);
+  EXPECT_EQ(min_of(ramp), -256);
+  EXPECT_EQ(ramp.value(512 + 7), -249);
+  HostTensor x(DType::bf16, {3});
+  x.set(0, 1.0 + 1.0 / 256);  // halfway between 1 and 1 + 2^-7: to even, 1
+  x.set(1, 1.0 + 3.0 / 256);  // halfway between 1 + 2^-7 and 1 + 2^-6: to even, 1 + 2^-6
+  x.set(2, -3.0e38);
+  EXPECT_EQ(x.value(0), 1.0);
+  EXPECT_EQ(x.value(1), 1.0 + 1.0 / 64);
+  EXPECT_EQ(x.bytes[0] | (x.bytes[1] << 8), 0x3f80) << "1.0's upper 16 bits";
+  EXPECT_NEAR(x.value(2), -3.0e38, 3.0e38 / 128);
+  EXPECT_GT(highest_value(DType::bf16), 3.38e38);
+  EXPECT_EQ(lowest_value(DType::bf16), -highest_value(DType::bf16));
+}
+
 TEST(CasesAtDims, IndexInputsAreAlwaysBelowTheirBoundAtTheGivenDims) {
   const OpSpec spec = gather_spec();
   ASSERT_THAT(spec.dim_names(), ElementsAre("n", "vocab"));
@@ -386,7 +405,8 @@ TEST(CasesPerDtype, MixedSpansSevenDecadesOfMagnitudeInOneTensor) {
 }
 
 TEST(CasesPerDtype, SubnormalHoldsTheDtypesSubnormalsAndNegativeZeros) {
-  for (const auto& [dtype, smallest_normal] : {std::pair{"f32", 1.17549435e-38}, std::pair{"f16", 6.103515625e-05}}) {
+  for (const auto& [dtype, smallest_normal] : {std::pair{"f32", 1.17549435e-38}, std::pair{"f16", 6.103515625e-05},
+                                                std::pair{"bf16", 1.17549435e-38}}) {
     const HostTensor x = make_case(one_dtype_spec(dtype), "subnormal", 3).inputs[0];
     int subnormals = 0, negative_zeros = 0;
     for (int64_t i = 0; i < x.elements(); ++i) {

@@ -143,8 +143,6 @@ DType dtype(const json& value, const std::string& op, const std::string& field) 
   if (!value.is_string()) reject(op, field, "must be a string");
   const std::string name = value.get<std::string>();
   if (auto parsed = parse_dtype(name)) return *parsed;
-  if (name == "bf16")
-    reject(op, field, "bf16 needs GL_EXT_bfloat16, which this glslang cannot compile; declare the tensor f16 or f32");
   reject(op, field, "'" + name + "' is not a dtype; kernelgen has " + dtype_names());
 }
 

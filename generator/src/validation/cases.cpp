@@ -39,9 +39,20 @@ double checkerboard_sign(const Pattern& p, int64_t i) {
   return (row + column) % 2 ? -1.0 : 1.0;
 }
 
-// `half`: the dtype is 16 bits wide; `tiniest` and `smallest_normal`: its smallest subnormal and normal values.
-double float_value(const Pattern& p, int64_t i, int64_t count, bool half, double tiniest, double smallest_normal,
-                   std::mt19937_64& rng) {
+// What the cases need of a float dtype: its smallest subnormal and normal values, and the integers it holds
+// exactly (-exact..exact).
+struct FloatRange {
+  double tiniest, smallest_normal, exact;
+};
+
+FloatRange float_range(DType dtype) {
+  if (dtype == DType::f16) return {5.9604644775390625e-08, 6.103515625e-05, 2048};
+  // bf16 has f32's exponent and 8 bits of precision.
+  if (dtype == DType::bf16) return {9.183549615799121e-41, std::numeric_limits<float>::min(), 256};
+  return {std::numeric_limits<float>::denorm_min(), std::numeric_limits<float>::min(), 16777216};
+}
+
+double float_value(const Pattern& p, int64_t i, int64_t count, const FloatRange& range, std::mt19937_64& rng) {
   const std::string& kind = p.kind;
   if (kind == "uniform") return std::uniform_real_distribution<float>(-1.0f, 1.0f)(rng);
   if (kind == "normal") return std::normal_distribution<float>(0.0f, 1.0f)(rng);
@@ -64,7 +75,7 @@ double float_value(const Pattern& p, int64_t i, int64_t count, bool half, double
     // A quarter subnormal (of the tensor's dtype), some -0.0, the rest normal(0, 1).
     const double draw = std::uniform_real_distribution<double>(0.0, 1.0)(rng);
     if (draw < 0.25) {
-      const double value = std::uniform_real_distribution<double>(tiniest, smallest_normal)(rng);
+      const double value = std::uniform_real_distribution<double>(range.tiniest, range.smallest_normal)(rng);
       return std::bernoulli_distribution(0.5)(rng) ? -value : value;
     }
     if (draw < 0.3) return -0.0;
@@ -85,8 +96,10 @@ double float_value(const Pattern& p, int64_t i, int64_t count, bool half, double
     return std::bernoulli_distribution(0.5)(rng) ? -0.0 : 0.0;
   }
   // ramp: consecutive integers, negative half first: every element distinct and exact in f32. f16 holds the
-  // integers exactly up to 2048 and overflows past 65504, so a longer f16 ramp repeats -2048..2047.
-  if (half && count > 4096) return static_cast<double>(i % 4096 - 2048);
+  // integers exactly up to 2048 (and overflows past 65504), bf16 up to 256, so a longer ramp of theirs repeats
+  // -2048..2047 (-256..255).
+  const auto exact = static_cast<int64_t>(range.exact);
+  if (count > 2 * exact) return static_cast<double>(i % (2 * exact) - exact);
   return static_cast<double>(i - count / 2);
 }
 
@@ -141,9 +154,7 @@ HostTensor fill(const std::string& kind, const TensorSpec& tensor, const DimValu
   const Pattern pattern{kind, values.shape.back(),
                         values.shape.size() >= 2 ? values.shape[values.shape.size() - 2] : int64_t{1}};
   const bool is_float = dtype_info(tensor.dtype).kind == DTypeKind::Float;
-  const bool half = dtype_bytes(tensor.dtype) == 2;
-  const double tiniest = half ? 5.9604644775390625e-08 : std::numeric_limits<float>::denorm_min();
-  const double smallest_normal = half ? 6.103515625e-05 : std::numeric_limits<float>::min();
+  const FloatRange range = float_range(tensor.dtype);
   const double low = lowest_value(tensor.dtype), high = highest_value(tensor.dtype);
   const int64_t bound = tensor.index_of ? tensor.index_of->symbolic()
                                               ? dims.at(static_cast<size_t>(tensor.index_of->dim_index))
@@ -151,7 +162,7 @@ HostTensor fill(const std::string& kind, const TensorSpec& tensor, const DimValu
                                         : 0;
   for (int64_t i = 0; i < count; ++i) {
     const double value = tensor.index_of ? index_value(pattern, i, bound, rng)
-                         : is_float      ? float_value(pattern, i, count, half, tiniest, smallest_normal, rng)
+                         : is_float      ? float_value(pattern, i, count, range, rng)
                                          : integer_value(pattern, i, count, low, high, rng);
     values.set(i, value);
   }

@@ -10,7 +10,8 @@
 // Inside the body: `inputs` (span<const ConstTensorView>, declaration order), `outputs` (span<const
 // TensorView>) and `params` (Params, the PARAMS of the declaration). as_array and as_matrix read f32 tensors
 // as float; give the element type for other dtypes: as_array<int32_t>(t) for i32, as_array<Eigen::half>(t) for
-// f16, uint32_t, int8_t, uint8_t for u32, i8, u8. Reading a tensor as the wrong type throws, naming it.
+// f16, Eigen::bfloat16 for bf16, uint32_t, int8_t, uint8_t for u32, i8, u8. Reading a tensor as the wrong type
+// throws, naming it.
 #include <Eigen/Core>
 #include <type_traits>
 
@@ -18,10 +19,14 @@
 
 namespace kernelgen {
 
-// Eigen::half has the layout of f16's storage (its bits).
+// Eigen::half has the layout of f16's storage (its bits), Eigen::bfloat16 that of bf16's.
 template <>
 struct DTypeOf<Eigen::half> {
   static constexpr DType value = DType::f16;
+};
+template <>
+struct DTypeOf<Eigen::bfloat16> {
+  static constexpr DType value = DType::bf16;
 };
 
 template <class T>

@@ -32,7 +32,7 @@ struct BasicTensorView {
     return shape[i];
   }
   // The elements as T, which must be the storage type of the tensor's dtype (float for f32, int32_t for i32,
-  // Eigen::half for f16 through kernelgen/reference.hpp).
+  // Eigen::half for f16 and Eigen::bfloat16 for bf16 through kernelgen/reference.hpp).
   template <class T>
   auto as() const {
     check(DTypeOf<std::remove_const_t<T>>::value);

@@ -11,6 +11,12 @@ namespace kernelgen {
 
 struct DeviceFeatures;
 
+// A bf16 element as stored: its 16 bits, the upper half of an f32's (dtypes.def). A type of its own, so that
+// uint16_t stays f16's storage type.
+struct bf16_bits {
+  uint16_t bits;
+};
+
 enum class DType : uint8_t {
 #define KERNELGEN_DTYPE(name, ...) name,
 #include "kernelgen/dtypes.def"
@@ -46,7 +52,7 @@ std::optional<DType> parse_dtype(std::string_view name);
 // The names of every dtype, e.g. "f32, f16, i32, u32, i8, u8", for messages.
 std::string dtype_names();
 
-// The dtype whose storage type is T: float -> f32, int32_t -> i32, uint16_t -> f16 (its bits).
+// The dtype whose storage type is T: float -> f32, int32_t -> i32, uint16_t -> f16 (its bits), bf16_bits -> bf16.
 template <class T>
 struct DTypeOf;
 #define KERNELGEN_DTYPE(name, type, ...)             \
