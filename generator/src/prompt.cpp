@@ -92,7 +92,8 @@ std::string dtype_rules(const OpSpec& spec, const DeviceInfo& device) {
   if (std::find(used.begin(), used.end(), DType::bf16) != used.end())
     text += "- A bf16 element is the upper 16 bits of a float (this glslang has no bf16 type or arithmetic): read it\n"
             "  as `uintBitsToFloat(uint(v) << 16)`, which is exact, and compute in float; write a float f rounded to\n"
-            "  nearest even, `uint b = floatBitsToUint(f); uint16_t(isnan(f) ? 0x7FC0u : (b + 0x7FFFu + ((b >> 16) & 1u)) >> 16)`.\n";
+            "  nearest even, `uint b = floatBitsToUint(f);\n"
+            "  uint16_t(isnan(f) ? 0x7FC0u : (b + 0x7FFFu + ((b >> 16) & 1u)) >> 16)`.\n";
   return text;
 }
 
