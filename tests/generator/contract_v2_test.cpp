@@ -1,6 +1,6 @@
 // Kernel contract v2 through evaluate_source, on ops declared here with their references: symbolic dims
-// arrive as push constants and the dispatch line is an expression over them (rowsum), tensors of f16, i8 and
-// u8, and an INDEX input (an embedding lookup). Each correct kernel passes every case at every size; each
+// arrive as push constants and the dispatch line is an expression over them (rowsum), tensors of f16, bf16, i8
+// and u8, and an INDEX input (an embedding lookup). Each correct kernel passes every case at every size; each
 // wrong one is rejected with the status and a reason that names the size it failed at.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -51,6 +51,11 @@ KERNELGEN_REFERENCE(embedding) {
 KERNELGEN_REFERENCE(add_u8) {
   kernelgen::as_array<uint8_t>(outputs[0]) =
       kernelgen::as_array<uint8_t>(inputs[0]) + kernelgen::as_array<uint8_t>(inputs[1]);
+}
+
+// bf16 to f32: every bf16 value is a float, so the widening is exact.
+KERNELGEN_REFERENCE(widen_bf16) {
+  kernelgen::as_array(outputs[0]) = kernelgen::as_array<Eigen::bfloat16>(inputs[0]).cast<float>();
 }
 
 KERNELGEN_REFERENCE(negate_i8) {
@@ -334,6 +339,26 @@ TEST_F(ContractV2, AnF16ReluThatStoresFloat32BitsIsRejected) {
   // Its stores run past y's bytes, into guards whose pattern is y's own (the upper halves copy x's guards).
   EXPECT_EQ(verdict.status, Status::OUT_OF_BOUNDS) << describe(verdict);
   EXPECT_THAT(verdict.reason, HasSubstr("at n="));
+}
+
+// bf16, a storage dtype: 16-bit storage alone, the kernel widening the bits itself, exactly (TOLERANCE 0 0), the
+// way a GEMM over bf16 operands reads them. Taking a bf16 as the low half of a float is caught in every case.
+OpSpec widen_bf16_spec() {
+  return spec_from(R"({"name": "widen_bf16", "contract": 2,
+    "inputs": [{"name": "x", "dtype": "bf16", "shape": ["n"]}],
+    "outputs": [{"name": "y", "dtype": "f32", "shape": ["n"]}],
+    "dims": {"n": [1, 7, 100]}, "tolerance": {"atol": 0, "rtol": 0}})");
+}
+
+TEST_F(ContractV2, ABf16WideningIsExactAndOneThatTakesTheLowHalfIsRejected) {
+  if (!features().storage_buffer_16bit)
+    GTEST_SKIP() << device_->info().name << " lacks storageBuffer16BitAccess for the op's tensors";
+  const OpSpec spec = widen_bf16_spec();
+  const Verdict verdict = evaluate(spec, kernel("widen_bf16.comp"));
+  ASSERT_TRUE(verdict.passed()) << describe(verdict);
+  EXPECT_EQ(cases_per_size(verdict), full_suite(spec, {64, 1, 1}, verdict.base_seed));
+  const Verdict low_half = evaluate(spec, edited(kernel("widen_bf16.comp"), "uint(x[i]) << 16", "uint(x[i])"));
+  EXPECT_EQ(low_half.status, Status::INCORRECT_NUMERICAL) << describe(low_half);
 }
 
 // ctest skips, saying why, an op whose kernel needs float16 arithmetic on a device with 16-bit storage only.
