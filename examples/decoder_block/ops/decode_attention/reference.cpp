@@ -13,7 +13,14 @@
 //   e[j]    = exp(s[j] - max over j' <= p of s[j'])
 //   o[t, h] = (sum over j <= p of e[j] * float(v_cache[j, h, :])) / (sum over j <= p of e[j])
 // one division per output, at the end. Non-finite values follow from these formulas, as in causal_attention.
-KERNELGEN_REFERENCE(decode_attention) {
+// As there, a weight below the smallest normal float is 0, and KERNELGEN_TERMS gives validation each output's
+// terms: sum_j p[j] |v[j, h, d]| + sum_j p[j] S[j] |v[j, h, d] - o[t, h, d]|, S[j] what score j's dot product
+// adds up (times the scale).
+namespace {
+
+// The reference's outputs, or with `terms` the terms instead (above).
+void attend(std::span<const kernelgen::ConstTensorView> inputs, std::span<const kernelgen::TensorView> outputs,
+            bool terms) {
   const auto& q = inputs[0];
   const int64_t tokens = q.dim(0), heads = q.dim(1), head_dim = q.dim(2), ctx = inputs[1].dim(0);
   const float* qs = q.as<float>();
@@ -21,7 +28,7 @@ KERNELGEN_REFERENCE(decode_attention) {
   const Eigen::half* vs = inputs[2].as<Eigen::half>();
   float* o = outputs[0].as<float>();
   const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
-  std::vector<float> e(std::max<int64_t>(ctx, 1)), sum(head_dim);
+  std::vector<float> e(std::max<int64_t>(ctx, 1)), magnitude(e.size()), sum(head_dim);
   for (int64_t h = 0; h < heads; ++h)
     for (int64_t t = 0; t < tokens; ++t) {
       const int64_t p = ctx - tokens + t;
@@ -35,9 +42,13 @@ KERNELGEN_REFERENCE(decode_attention) {
       bool nan = false;
       for (int64_t j = 0; j <= p; ++j) {
         const Eigen::half* kj = ks + (j * heads + h) * head_dim;
-        float dot = 0.0f;
-        for (int64_t d = 0; d < head_dim; ++d) dot += qt[d] * static_cast<float>(kj[d]);
+        float dot = 0.0f, absolute = 0.0f;
+        for (int64_t d = 0; d < head_dim; ++d) {
+          dot += qt[d] * static_cast<float>(kj[d]);
+          absolute += std::fabs(qt[d] * static_cast<float>(kj[d]));
+        }
         e[j] = dot * scale;
+        magnitude[j] = absolute * scale;
         nan = nan || std::isnan(e[j]);
         max = std::max(max, e[j]);
       }
@@ -46,10 +57,27 @@ KERNELGEN_REFERENCE(decode_attention) {
       std::fill(sum.begin(), sum.end(), 0.0f);
       for (int64_t j = 0; j <= p; ++j) {
         e[j] = std::exp(e[j] - max);
+        if (e[j] < std::numeric_limits<float>::min()) e[j] = 0.0f;
         total += e[j];
         const Eigen::half* vj = vs + (j * heads + h) * head_dim;
         for (int64_t d = 0; d < head_dim; ++d) sum[d] += e[j] * static_cast<float>(vj[d]);
       }
       for (int64_t d = 0; d < head_dim; ++d) ot[d] = sum[d] / total;
+      if (!terms) continue;
+      for (int64_t d = 0; d < head_dim; ++d) {
+        float bound = 0.0f;
+        for (int64_t j = 0; j <= p; ++j) {
+          const float v = static_cast<float>(vs[(j * heads + h) * head_dim + d]);
+          bound += e[j] / total * (std::fabs(v) + magnitude[j] * std::fabs(v - ot[d]));
+        }
+        sum[d] = bound;
+      }
+      std::copy(sum.begin(), sum.end(), ot);
     }
 }
+
+}  // namespace
+
+KERNELGEN_REFERENCE(decode_attention) { attend(inputs, outputs, false); }
+
+KERNELGEN_TERMS(decode_attention) { attend(inputs, outputs, true); }
