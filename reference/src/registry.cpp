@@ -18,21 +18,20 @@ std::map<std::string, ReferenceFunction>& terms_registry() {
   return functions;
 }
 
+ReferenceFunction find_in(const std::map<std::string, ReferenceFunction>& functions, const std::string& op) {
+  auto found = functions.find(op);
+  return found == functions.end() ? nullptr : found->second;
+}
+
 }  // namespace
 
 void register_reference(const char* op, ReferenceFunction function) { registry()[op] = function; }
 
-ReferenceFunction find_reference(const std::string& op) {
-  auto found = registry().find(op);
-  return found == registry().end() ? nullptr : found->second;
-}
+ReferenceFunction find_reference(const std::string& op) { return find_in(registry(), op); }
 
 void register_terms(const char* op, ReferenceFunction function) { terms_registry()[op] = function; }
 
-ReferenceFunction find_terms(const std::string& op) {
-  auto found = terms_registry().find(op);
-  return found == terms_registry().end() ? nullptr : found->second;
-}
+ReferenceFunction find_terms(const std::string& op) { return find_in(terms_registry(), op); }
 
 std::vector<std::string> registered_references() {
   std::vector<std::string> names;

@@ -41,42 +41,46 @@ std::span<const uint8_t> HostTensor::element_bytes(int64_t i) const {
 namespace {
 
 // An element's storage type T (dtypes.def) as a number. A 16-bit float is stored as its bits: f16's as uint16_t,
-// bf16's as bf16_bits; both convert to and from float exactly where they can, rounding to nearest even.
+// bf16's as bf16_bits (the specialisations below); both convert to and from float exactly where they can,
+// rounding to nearest even.
 template <class T>
 double to_number(T stored, DType dtype) {
-  if constexpr (std::is_same_v<T, bf16_bits>) {
-    return static_cast<float>(Eigen::numext::bit_cast<Eigen::bfloat16>(stored.bits));
-  } else {
-    if constexpr (std::is_same_v<T, uint16_t>)
-      if (dtype_info(dtype).kind == DTypeKind::Float)
-        return static_cast<float>(Eigen::numext::bit_cast<Eigen::half>(stored));
-    return static_cast<double>(stored);
-  }
+  if constexpr (std::is_same_v<T, uint16_t>)
+    if (dtype_info(dtype).kind == DTypeKind::Float)
+      return static_cast<float>(Eigen::numext::bit_cast<Eigen::half>(stored));
+  return static_cast<double>(stored);
 }
 
 template <class T>
 T from_number(double value, DType dtype) {
-  if constexpr (std::is_same_v<T, bf16_bits>) {
-    return bf16_bits{Eigen::numext::bit_cast<uint16_t>(Eigen::bfloat16(static_cast<float>(value)))};
-  } else {
-    if constexpr (std::is_same_v<T, uint16_t>)
-      if (dtype_info(dtype).kind == DTypeKind::Float)
-        return Eigen::numext::bit_cast<uint16_t>(Eigen::half(static_cast<float>(value)));
-    return static_cast<T>(value);
-  }
+  if constexpr (std::is_same_v<T, uint16_t>)
+    if (dtype_info(dtype).kind == DTypeKind::Float)
+      return Eigen::numext::bit_cast<uint16_t>(Eigen::half(static_cast<float>(value)));
+  return static_cast<T>(value);
 }
 
 template <class T>
 double limit(DType dtype, bool highest) {
-  if constexpr (std::is_same_v<T, bf16_bits>) {
-    const double largest = static_cast<float>(std::numeric_limits<Eigen::bfloat16>::max());
-    return highest ? largest : -largest;
-  } else {
-    if constexpr (std::is_same_v<T, uint16_t>)
-      if (dtype_info(dtype).kind == DTypeKind::Float) return highest ? 65504.0 : -65504.0;
-    return highest ? static_cast<double>(std::numeric_limits<T>::max())
-                   : static_cast<double>(std::numeric_limits<T>::lowest());
-  }
+  if constexpr (std::is_same_v<T, uint16_t>)
+    if (dtype_info(dtype).kind == DTypeKind::Float) return highest ? 65504.0 : -65504.0;
+  return highest ? static_cast<double>(std::numeric_limits<T>::max())
+                 : static_cast<double>(std::numeric_limits<T>::lowest());
+}
+
+template <>
+double to_number(bf16_bits stored, DType) {
+  return static_cast<float>(Eigen::numext::bit_cast<Eigen::bfloat16>(stored.bits));
+}
+
+template <>
+bf16_bits from_number(double value, DType) {
+  return bf16_bits{Eigen::numext::bit_cast<uint16_t>(Eigen::bfloat16(static_cast<float>(value)))};
+}
+
+template <>
+double limit<bf16_bits>(DType, bool highest) {
+  const double largest = static_cast<float>(std::numeric_limits<Eigen::bfloat16>::max());
+  return highest ? largest : -largest;
 }
 
 }  // namespace

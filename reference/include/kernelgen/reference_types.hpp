@@ -94,22 +94,22 @@ struct TermsRegistration {
 };
 
 }  // namespace kernelgen
-#define KERNELGEN_REFERENCE_SIGNATURE(op)                                                                 \
-  void kernelgen_reference_##op(std::span<const ::kernelgen::ConstTensorView> inputs,                   \
-                                std::span<const ::kernelgen::TensorView> outputs,                       \
-                                [[maybe_unused]] const ::kernelgen::Params& params)
+// The signature of an op's reference and of its terms: `function` is kernelgen_reference_<op> or
+// kernelgen_terms_<op>.
+#define KERNELGEN_OP_FUNCTION_SIGNATURE(function)                                                         \
+  void function(std::span<const ::kernelgen::ConstTensorView> inputs,                                   \
+                std::span<const ::kernelgen::TensorView> outputs,                                       \
+                [[maybe_unused]] const ::kernelgen::Params& params)
+
+// The reference's own (an op's generated test declares it).
+#define KERNELGEN_REFERENCE_SIGNATURE(op) KERNELGEN_OP_FUNCTION_SIGNATURE(kernelgen_reference_##op)
 
 #define KERNELGEN_REFERENCE(op)                                                                          \
   KERNELGEN_REFERENCE_SIGNATURE(op);                                                                     \
   static const ::kernelgen::ReferenceRegistration kernelgen_registration_##op(#op, &kernelgen_reference_##op); \
   KERNELGEN_REFERENCE_SIGNATURE(op)
 
-#define KERNELGEN_TERMS_SIGNATURE(op)                                                                     \
-  void kernelgen_terms_##op(std::span<const ::kernelgen::ConstTensorView> inputs,                       \
-                            std::span<const ::kernelgen::TensorView> outputs,                           \
-                            [[maybe_unused]] const ::kernelgen::Params& params)
-
 #define KERNELGEN_TERMS(op)                                                                              \
-  KERNELGEN_TERMS_SIGNATURE(op);                                                                         \
+  KERNELGEN_OP_FUNCTION_SIGNATURE(kernelgen_terms_##op);                                                 \
   static const ::kernelgen::TermsRegistration kernelgen_terms_registration_##op(#op, &kernelgen_terms_##op); \
-  KERNELGEN_TERMS_SIGNATURE(op)
+  KERNELGEN_OP_FUNCTION_SIGNATURE(kernelgen_terms_##op)

@@ -65,15 +65,15 @@ void attend(std::span<const kernelgen::ConstTensorView> inputs, std::span<const 
       float* oi = o + (i * heads + h) * head_dim;
       for (int64_t d = 0; d < head_dim; ++d) oi[d] = sum[d] / total;
       if (!terms) continue;
+      // Each output's terms need only that output: they replace it in place.
       for (int64_t d = 0; d < head_dim; ++d) {
         float bound = 0.0f;
         for (int64_t j = 0; j <= i; ++j) {
           const float v = vs[(j * heads + h) * head_dim + d];
           bound += e[j] / total * (std::fabs(v) + magnitude[j] * std::fabs(v - oi[d]));
         }
-        sum[d] = bound;
+        oi[d] = bound;
       }
-      std::copy(sum.begin(), sum.end(), oi);
     }
 }
 

@@ -64,15 +64,15 @@ void attend(std::span<const kernelgen::ConstTensorView> inputs, std::span<const 
       }
       for (int64_t d = 0; d < head_dim; ++d) ot[d] = sum[d] / total;
       if (!terms) continue;
+      // Each output's terms need only that output: they replace it in place.
       for (int64_t d = 0; d < head_dim; ++d) {
         float bound = 0.0f;
         for (int64_t j = 0; j <= p; ++j) {
           const float v = static_cast<float>(vs[(j * heads + h) * head_dim + d]);
           bound += e[j] / total * (std::fabs(v) + magnitude[j] * std::fabs(v - ot[d]));
         }
-        sum[d] = bound;
+        ot[d] = bound;
       }
-      std::copy(sum.begin(), sum.end(), ot);
     }
 }
 
