@@ -368,12 +368,9 @@ int build_variant(const BuildStepOptions& options, const OpSpec& spec, const Var
   configure_validation(options, sources, device, config);
   config.isolation.reference_module = reference_module;
   config.rounds = 0;
-  const Compilation compiled = compile_glsl(source);
-  std::vector<DeviceInfo> able;
-  for (const DeviceInfo& candidate : config.isolation.devices)
-    if (!compiled.ok || runs_on(candidate, compiled.spirv)) able.push_back(candidate);
+  std::vector<DeviceInfo> able = devices_that_run(config.isolation.devices, source);
   if (able.empty()) {
-    const auto interface = reflect_spirv(compiled.spirv);
+    const auto interface = reflect_spirv(compile_glsl(source).spirv);
     const auto lacking = interface ? capability_problem(*interface, device) : std::nullopt;
     const std::string needs = lacking ? " (it declares " + lacking->capability + ")" : "";
     if (current && !changed) {

@@ -1,9 +1,12 @@
 // The kernelgen build-time tool. Each command is a thin shell around one stage of the library.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "kernelgen/build_step.hpp"
+#include "kernelgen/capabilities.hpp"
+#include "kernelgen/compile.hpp"
 #include "kernelgen/candidate_log_dir.hpp"
 #include "kernelgen/device.hpp"
 #include "kernelgen/devices_command.hpp"
@@ -14,6 +17,7 @@
 #include "kernelgen/reference_types.hpp"
 #include "kernelgen/report_html.hpp"
 #include "kernelgen/resource_spec.hpp"
+#include "kernelgen/spirv_interface.hpp"
 #include "kernelgen/validation/cases.hpp"
 #include "kernelgen/validation/isolated_validation.hpp"
 #include "kernelgen/validation/validation_devices.hpp"
@@ -27,9 +31,21 @@ int validate_command(const std::string& spec_path, std::filesystem::path referen
   kernelgen::load_reference(reference_module, spec.name);  // fails here, rather than in every worker
   const std::string source = kernelgen::read_file(kernel_path);
   const uint64_t seed = kernelgen::base_seed_from_environment();
+  // A variant on cooperative matrices is validated on the devices that can run it, as the build step does; where
+  // none can, on all of them, whose verdict says what the kernel needs.
+  const std::vector<kernelgen::DeviceInfo> devices = kernelgen::validation_devices_from_environment();
+  std::vector<kernelgen::DeviceInfo> able = kernelgen::devices_that_run(devices, source);
+  if (able.empty()) able = devices;
+  const auto interface = kernelgen::reflect_spirv(kernelgen::compile_glsl(source).spirv);
+  for (const kernelgen::DeviceInfo& device : devices) {
+    if (std::any_of(able.begin(), able.end(), [&](const auto& d) { return d.index == device.index; })) continue;
+    const auto lacking = interface ? kernelgen::capability_problem(*interface, device) : std::nullopt;
+    std::fprintf(stderr, "kernelgen: not validating on %s, which cannot run this kernel%s\n", device.name.c_str(),
+                 lacking ? (" (it declares " + lacking->capability + ")").c_str() : "");
+  }
   const kernelgen::Verdict verdict =
       kernelgen::evaluate_isolated({.tool = {}, .timeout_s = timeout_s,
-                                    .devices = kernelgen::validation_devices_from_environment(),
+                                    .devices = able,
                                     .reference_module = reference_module},
                                    spec, source,
                                    {seed, timing_runs, kernelgen::stress_runs_from_environment()});

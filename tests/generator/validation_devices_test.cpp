@@ -81,5 +81,41 @@ TEST(ValidationDevices, ASettingThatPicksNothingIsAnErrorListingTheDevices) {
   }
 }
 
+// A GPU with tensor cores and a CPU device without: everything but cooperative matrices on both.
+DeviceInfo able_device(uint32_t index, const std::string& name, const std::string& type, bool cooperative_matrix) {
+  DeviceInfo info = device(index, name, type);
+  info.features.storage_buffer_16bit = info.features.shader_float16 = info.features.vulkan_memory_model = true;
+  info.features.cooperative_matrix_nv = cooperative_matrix;
+  info.subgroup_operations = 0xff;
+  return info;
+}
+
+const std::string kCooperativeMatrixKernel = R"(#version 450
+#extension GL_NV_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+layout(local_size_x = 32) in;
+layout(set = 0, binding = 0, std430) buffer C { float c[]; };
+void main() {
+  fcoopmatNV<32, gl_ScopeSubgroup, 16, 8> m = fcoopmatNV<32, gl_ScopeSubgroup, 16, 8>(1.0);
+  coopMatStoreNV(m, c, 0u, 8u, false);
+}
+)";
+
+TEST(DevicesThatRun, AVariantOnCooperativeMatricesRunsOnlyWhereTheDeviceHasThem) {
+  const std::vector<DeviceInfo> devices{able_device(1, "llvmpipe", "cpu", false),
+                                        able_device(0, "NVIDIA H100 80GB HBM3", "discrete", true)};
+  EXPECT_THAT(indices(devices_that_run(devices, kCooperativeMatrixKernel)), ElementsAre(0));
+  const std::string plain = "#version 450\nlayout(local_size_x = 1) in;\nvoid main() {}\n";
+  EXPECT_THAT(indices(devices_that_run(devices, plain)), ElementsAre(1, 0));
+}
+
+TEST(DevicesThatRun, AKernelThatDoesNotCompileGoesToEveryDeviceSoThatValidationSaysWhy) {
+  const std::vector<DeviceInfo> devices{able_device(1, "llvmpipe", "cpu", false)};
+  EXPECT_THAT(indices(devices_that_run(devices, "#version 450\nvoid main() { undeclared = 1; }\n")), ElementsAre(1));
+  EXPECT_THAT(indices(devices_that_run(devices, kCooperativeMatrixKernel)), ElementsAre());
+}
+
 }  // namespace
 }  // namespace kernelgen
+

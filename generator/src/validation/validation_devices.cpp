@@ -5,6 +5,9 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "kernelgen/capabilities.hpp"
+#include "kernelgen/compile.hpp"
+
 namespace kernelgen {
 
 namespace {
@@ -89,6 +92,15 @@ std::vector<DeviceInfo> validation_devices_from_environment() {
   const char* setting = std::getenv("KERNELGEN_VALIDATION_DEVICES");
   return validation_devices(setting ? std::optional<std::string>(setting) : std::nullopt, Device::list(),
                             Device::describe_selected());
+}
+
+std::vector<DeviceInfo> devices_that_run(const std::vector<DeviceInfo>& devices, const std::string& glsl) {
+  const Compilation compiled = compile_glsl(glsl);
+  if (!compiled.ok) return devices;
+  std::vector<DeviceInfo> able;
+  for (const DeviceInfo& device : devices)
+    if (runs_on(device, compiled.spirv)) able.push_back(device);
+  return able;
 }
 
 }  // namespace kernelgen
