@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Issue 23's f16 ops on a GPU machine beside PyTorch: gemv_f16 at m = 1, 4 and 16, the two epilogue fusions' and
 # matmul_f16's cooperative-matrix variants, and attention_f16's, each timed by `kernelgen validate --time 31`
-# (validated on the GPU first, layer off) and then in PyTorch by torch_at_spec.py, two rounds.
+# (validated on the GPU first, layer off) and then in PyTorch by torch_at_spec.py, in turn, ROUNDS times (2).
 # Usage, from the source tree on the GPU machine with the Vulkan loader installed:
-#   benchmarks/gpu/f16_ops_on_gpu.sh <kit.tar.xz from pack_kit.sh>
+#   [ROUNDS=n] benchmarks/gpu/f16_ops_on_gpu.sh <kit.tar.xz from pack_kit.sh>
 set -euo pipefail
 kit_file=${1:?usage: $0 <kit.tar.xz>}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -11,7 +11,8 @@ work=$(mktemp -d)
 tar -C "$work" -xJf "$kit_file"
 kit=$work/kit
 export LD_LIBRARY_PATH=$kit/lib
-nvidia_icd=$(ls /usr/share/vulkan/icd.d/nvidia_icd*.json /etc/vulkan/icd.d/nvidia_icd*.json 2>/dev/null | head -1)
+# The NVIDIA driver's manifest is in one of the two folders (ls fails on the other).
+nvidia_icd=$(ls /usr/share/vulkan/icd.d/nvidia_icd*.json /etc/vulkan/icd.d/nvidia_icd*.json 2>/dev/null | head -1 || true)
 export VK_DRIVER_FILES=$nvidia_icd
 # The timed output of each kernel is checked against the CPU reference at BENCH_DIMS: minutes for attention.
 export KERNELGEN_VALIDATION_TIMEOUT_S=500
@@ -25,11 +26,11 @@ kernelgen_time() {
     spec=$work/$op.json
   fi
   "$kit/bin/kernelgen" validate --spec "$spec" --reference "$kit/kernelgen/$op/reference.so" --kernel "$kernel" \
-    --time 31 2>&1 | grep -E "GPU time|FAIL|: [A-Z_]+:" | sed "s|^|kernelgen $op $kernel $dims: |"
+    --time 31 2>&1 | grep -E "GPU time|FAIL|: [A-Z_]+:" | sed "s|^|kernelgen $op $kernel $dims: |" || true
 }
 torch_time() { python3 "$here/torch_at_spec.py" "$kit/kernelgen/$1/spec.json" ${2:-}; }
 
-for round in 1 2; do
+for round in $(seq "${ROUNDS:-2}"); do
   echo "==== round $round"
   for m in 1 4 16; do
     kernelgen_time gemv_f16 generated/gemv_f16/kernel.comp "m=$m"
