@@ -11,7 +11,6 @@
 #include <nlohmann/json.hpp>
 
 #include "kernelgen/candidate.hpp"
-#include "kernelgen/capabilities.hpp"
 #include "kernelgen/compile.hpp"
 #include "kernelgen/validation/cases.hpp"
 #include "kernelgen/validation/protocol.hpp"
@@ -368,11 +367,12 @@ int build_variant(const BuildStepOptions& options, const OpSpec& spec, const Var
   configure_validation(options, sources, device, config);
   config.isolation.reference_module = reference_module;
   config.rounds = 0;
-  std::vector<DeviceInfo> able = devices_that_run(config.isolation.devices, source);
+  DevicesForKernel split = devices_that_run(config.isolation.devices, source);
+  std::vector<DeviceInfo>& able = split.able;
   if (able.empty()) {
-    const auto interface = reflect_spirv(compile_glsl(source).spirv);
-    const auto lacking = interface ? capability_problem(*interface, device) : std::nullopt;
-    const std::string needs = lacking ? " (it declares " + lacking->capability + ")" : "";
+    // What the first validation device (the build's own, where it is one of them) lacks.
+    const std::string lacking = split.unable.empty() ? "" : split.unable.front().second;
+    const std::string needs = lacking.empty() ? "" : " (it declares " + lacking + ")";
     if (current && !changed) {
       std::fprintf(stderr, "kernelgen: %s: kept as checked in: no validation device here can run it%s\n",
                    what.c_str(), needs.c_str());

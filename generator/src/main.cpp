@@ -1,12 +1,9 @@
 // The kernelgen build-time tool. Each command is a thin shell around one stage of the library.
 #include <CLI/CLI.hpp>
-#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "kernelgen/build_step.hpp"
-#include "kernelgen/capabilities.hpp"
-#include "kernelgen/compile.hpp"
 #include "kernelgen/candidate_log_dir.hpp"
 #include "kernelgen/device.hpp"
 #include "kernelgen/devices_command.hpp"
@@ -17,7 +14,6 @@
 #include "kernelgen/reference_types.hpp"
 #include "kernelgen/report_html.hpp"
 #include "kernelgen/resource_spec.hpp"
-#include "kernelgen/spirv_interface.hpp"
 #include "kernelgen/validation/cases.hpp"
 #include "kernelgen/validation/isolated_validation.hpp"
 #include "kernelgen/validation/validation_devices.hpp"
@@ -34,18 +30,14 @@ int validate_command(const std::string& spec_path, std::filesystem::path referen
   // A variant on cooperative matrices is validated on the devices that can run it, as the build step does; where
   // none can, on all of them, whose verdict says what the kernel needs.
   const std::vector<kernelgen::DeviceInfo> devices = kernelgen::validation_devices_from_environment();
-  std::vector<kernelgen::DeviceInfo> able = kernelgen::devices_that_run(devices, source);
-  if (able.empty()) able = devices;
-  const auto interface = kernelgen::reflect_spirv(kernelgen::compile_glsl(source).spirv);
-  for (const kernelgen::DeviceInfo& device : devices) {
-    if (std::any_of(able.begin(), able.end(), [&](const auto& d) { return d.index == device.index; })) continue;
-    const auto lacking = interface ? kernelgen::capability_problem(*interface, device) : std::nullopt;
-    std::fprintf(stderr, "kernelgen: not validating on %s, which cannot run this kernel%s\n", device.name.c_str(),
-                 lacking ? (" (it declares " + lacking->capability + ")").c_str() : "");
-  }
+  const kernelgen::DevicesForKernel split = kernelgen::devices_that_run(devices, source);
+  if (!split.able.empty())
+    for (const auto& [device, lacking] : split.unable)
+      std::fprintf(stderr, "kernelgen: not validating on %s, which cannot run this kernel%s\n", device.name.c_str(),
+                   lacking.empty() ? "" : (" (it declares " + lacking + ")").c_str());
   const kernelgen::Verdict verdict =
       kernelgen::evaluate_isolated({.tool = {}, .timeout_s = timeout_s,
-                                    .devices = able,
+                                    .devices = split.able.empty() ? devices : split.able,
                                     .reference_module = reference_module},
                                    spec, source,
                                    {seed, timing_runs, kernelgen::stress_runs_from_environment()});

@@ -105,15 +105,20 @@ void main() {
 TEST(DevicesThatRun, AVariantOnCooperativeMatricesRunsOnlyWhereTheDeviceHasThem) {
   const std::vector<DeviceInfo> devices{able_device(1, "llvmpipe", "cpu", false),
                                         able_device(0, "NVIDIA H100 80GB HBM3", "discrete", true)};
-  EXPECT_THAT(indices(devices_that_run(devices, kCooperativeMatrixKernel)), ElementsAre(0));
+  const DevicesForKernel split = devices_that_run(devices, kCooperativeMatrixKernel);
+  EXPECT_THAT(indices(split.able), ElementsAre(0));
+  ASSERT_EQ(split.unable.size(), 1u);
+  EXPECT_EQ(split.unable[0].first.index, 1u);
+  EXPECT_EQ(split.unable[0].second, "CooperativeMatrixNV");
   const std::string plain = "#version 450\nlayout(local_size_x = 1) in;\nvoid main() {}\n";
-  EXPECT_THAT(indices(devices_that_run(devices, plain)), ElementsAre(1, 0));
+  EXPECT_THAT(indices(devices_that_run(devices, plain).able), ElementsAre(1, 0));
 }
 
 TEST(DevicesThatRun, AKernelThatDoesNotCompileGoesToEveryDeviceSoThatValidationSaysWhy) {
   const std::vector<DeviceInfo> devices{able_device(1, "llvmpipe", "cpu", false)};
-  EXPECT_THAT(indices(devices_that_run(devices, "#version 450\nvoid main() { undeclared = 1; }\n")), ElementsAre(1));
-  EXPECT_THAT(indices(devices_that_run(devices, kCooperativeMatrixKernel)), ElementsAre());
+  EXPECT_THAT(indices(devices_that_run(devices, "#version 450\nvoid main() { undeclared = 1; }\n").able),
+              ElementsAre(1));
+  EXPECT_THAT(indices(devices_that_run(devices, kCooperativeMatrixKernel).able), ElementsAre());
 }
 
 }  // namespace

@@ -94,13 +94,19 @@ std::vector<DeviceInfo> validation_devices_from_environment() {
                             Device::describe_selected());
 }
 
-std::vector<DeviceInfo> devices_that_run(const std::vector<DeviceInfo>& devices, const std::string& glsl) {
+DevicesForKernel devices_that_run(const std::vector<DeviceInfo>& devices, const std::string& glsl) {
   const Compilation compiled = compile_glsl(glsl);
-  if (!compiled.ok) return devices;
-  std::vector<DeviceInfo> able;
-  for (const DeviceInfo& device : devices)
-    if (runs_on(device, compiled.spirv)) able.push_back(device);
-  return able;
+  if (!compiled.ok) return {devices, {}};
+  const auto interface = reflect_spirv(compiled.spirv);
+  DevicesForKernel split;
+  for (const DeviceInfo& device : devices) {
+    const auto lacking = interface ? capability_problem(*interface, device) : std::nullopt;
+    if (interface && !lacking)
+      split.able.push_back(device);
+    else
+      split.unable.emplace_back(device, lacking ? lacking->capability : "");
+  }
+  return split;
 }
 
 }  // namespace kernelgen

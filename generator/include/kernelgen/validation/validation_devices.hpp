@@ -1,6 +1,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernelgen/device.hpp"
@@ -22,9 +23,14 @@ std::vector<DeviceInfo> validation_devices(const std::optional<std::string>& set
 // The same for this machine: Device::list() and Device::describe_selected().
 std::vector<DeviceInfo> validation_devices_from_environment();
 
-// Those of `devices` that can run the kernel `glsl`: every SPIR-V capability it declares is one the device has and
-// kernelgen enables (a variant on cooperative matrices runs on a GPU that has them, not on lavapipe). In order.
-// All of them when the kernel does not compile, so that validation reports the compile error.
-std::vector<DeviceInfo> devices_that_run(const std::vector<DeviceInfo>& devices, const std::string& glsl);
+// Which of `devices` can run the kernel `glsl`: those where every SPIR-V capability it declares is one the device
+// has and kernelgen enables (a variant on cooperative matrices runs on a GPU that has them, not on lavapipe), in
+// order, and the others, each with the capability it lacks ("" where the kernel's interface cannot be read). All
+// of them can when the kernel does not compile, so that validation reports the compile error.
+struct DevicesForKernel {
+  std::vector<DeviceInfo> able;
+  std::vector<std::pair<DeviceInfo, std::string>> unable;
+};
+DevicesForKernel devices_that_run(const std::vector<DeviceInfo>& devices, const std::string& glsl);
 
 }  // namespace kernelgen
