@@ -79,6 +79,8 @@ def op_callable(name, spec, inputs):
         "swiglu": lambda: F.silu(t[0]) * t[1],
         "gemv_f16": lambda: F.linear(t[0], t[1]),
         "attention_f16": lambda: F.scaled_dot_product_attention(t[0][None], t[1][None], t[2][None], is_causal=True),
+        "attention_f16_d64": lambda: F.scaled_dot_product_attention(t[0][None], t[1][None], t[2][None],
+                                                                     is_causal=True),
         "matmul_bias_silu_f16": lambda: F.silu(torch.addmm(t[2], t[0], t[1])),
         "gate_up_swiglu_f16": lambda: F.silu(F.linear(t[0], t[1])) * F.linear(t[0], t[2]),
         # x[t, h, p, i] * cos[t, p, i] + x[t, h, 1 - p, i] * sin[t, p, i]: flip(2) swaps the halves.
