@@ -28,6 +28,13 @@ VARIANTS = {
     "m64_4sg_ln16": (64, 128, 64, 2, 2, 16, 0),
     "n64_4sg_ln16": (128, 64, 64, 2, 2, 16, 0),
     "m64_4sg_k32_ln16": (64, 128, 32, 2, 2, 16, 0),
+    # 4 subgroups on the 128x128 tile, 64x64 each: half the fragment loads per product of the 2x4 layout, and
+    # 128 invocations, so that two workgroups may share a multiprocessor.
+    "sg2x2": (128, 128, 64, 2, 2, 8, 0),
+    "sg2x2_ln16": (128, 128, 64, 2, 2, 16, 0),
+    "sg2x2_k32": (128, 128, 32, 2, 2, 8, 0),
+    "sg2x2_k32_ln16": (128, 128, 32, 2, 2, 16, 0),
+    "sg2x2_grouped8": (128, 128, 64, 2, 2, 8, 8),
 }
 
 GROUPED = """  // Workgroups in groups of {group} tile rows, column by column within a group: neighbours in launch order

@@ -5,9 +5,10 @@
 # pipeline statistics (registers, shared memory) and the SM clock and power after it. Run from the source tree,
 # with the Vulkan loader installed (the device machine's recipe) and the kit that benchmarks/gpu/pack_kit.sh
 # packed from a build that built bench_kernelgen_coopmat_ceiling.
-# Usage: benchmarks/gpu/sweep_matmul_f16.sh <kit.tar.xz>
+# Usage: benchmarks/gpu/sweep_matmul_f16.sh <kit.tar.xz> [variant ...]   (the variants named, else all)
 set -u
-kit_file=${1:?usage: $0 <kit.tar.xz>}
+kit_file=${1:?usage: $0 <kit.tar.xz> [variant ...]}
+shift
 mkdir -p /tmp/kernelgen-kit
 tar -C /tmp/kernelgen-kit -xJf "$kit_file"
 kit=/tmp/kernelgen-kit/kit
@@ -40,7 +41,9 @@ echo "== the variants: status, median, TFLOP/s, pipeline statistics; SM clock, p
 variants=$(mktemp -d)
 python3 benchmarks/gpu/matmul_f16_sweep.py "$variants" > /dev/null
 spec=$kit/kernelgen/matmul_f16/spec.json
-for kernel in "$variants"/*.comp "$variants/checked_in.comp"; do
+if (($#)); then names=("$@"); else names=($(cd "$variants" && ls *.comp | sed 's/\.comp$//') checked_in); fi
+for name in "${names[@]}"; do
+  kernel=$variants/$name.comp
   timeout 150 "$kit/bin/kernelgen" validate --spec "$spec" --kernel "$kernel" --time 31 --json 2>/dev/null |
     python3 -c "
 import json, sys

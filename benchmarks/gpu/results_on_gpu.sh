@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# benchmarks/RESULTS.md's table in one call on a GPU machine: the cooperative-matrix multiply-adds alone (the
+# ceiling of the instructions the f16 GEMMs use), then every catalog op at its BENCH_DIMS beside PyTorch
+# (benchmarks/compare/compare.py: each op's checked-in kernel, the variant this GPU runs where it has one, and its
+# portable kernel). Run from the source tree with the Vulkan loader installed (the device machine's recipe).
+# Each benchmark process checks the output its timing left against the CPU reference at BENCH_DIMS, which takes
+# most of the time: on an H100 machine the first 17 ops (to argmax) took 9 minutes, attention_f16_d64's two rows
+# 3, so the whole catalog takes several calls of at most 10 minutes on one warm machine, each naming its ops.
+# Usage: benchmarks/gpu/results_on_gpu.sh <kit.tar.xz from pack_bench_kit.sh> [device_peaks.json] [op,op,...]
+set -euo pipefail
+kit_file=${1:?usage: $0 <kit.tar.xz> [device_peaks.json] [op,op,...]}
+peaks=${2:-}
+ops=${3:-}
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+tar -C "$work" -xJf "$kit_file"
+kit=$work/kit
+export LD_LIBRARY_PATH=$kit/lib
+# The NVIDIA driver's manifest is in one of the two folders (ls fails on the other).
+nvidia_icd=$(ls /usr/share/vulkan/icd.d/nvidia_icd*.json /etc/vulkan/icd.d/nvidia_icd*.json 2>/dev/null | head -1 || true)
+export VK_DRIVER_FILES=$nvidia_icd
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
+echo "==== the cooperative-matrix multiply-adds alone"
+if [[ -x $kit/build/benchmarks/bench_kernelgen_coopmat_ceiling ]]; then
+  "$kit/build/benchmarks/bench_kernelgen_coopmat_ceiling" 2>&1 | grep -E "^BM_"
+fi
+echo "==== every op beside PyTorch"
+python3 "$here/../compare/compare.py" --build "$kit/build" ${peaks:+--peaks "$peaks"} ${ops:+--ops "$ops"}
