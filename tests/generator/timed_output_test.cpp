@@ -5,6 +5,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <mutex>
+#include <set>
+#include <thread>
+
 #include <nlohmann/json.hpp>
 
 namespace kernelgen {
@@ -119,6 +123,38 @@ TEST(CheckTimedOutputs, RowsThatDependOnEachOtherAreCheckedWhole) {
   ASSERT_TRUE(wrong) << "row " << unsampled << " is in no sample, and still checked";
   EXPECT_EQ(wrong->comparison.first_mismatch, unsampled * 8);
   EXPECT_EQ(wrong->comparison.elements, 5000 * 8);
+}
+
+// twice, which also notes the threads it ran on.
+std::mutex g_threads_mutex;
+std::set<std::thread::id> g_threads;
+void twice_noting_threads(std::span<const ConstTensorView> in, std::span<const TensorView> out, const Params& p) {
+  {
+    std::lock_guard lock(g_threads_mutex);
+    g_threads.insert(std::this_thread::get_id());
+  }
+  twice(in, out, p);
+}
+
+TEST(CheckTimedOutputs, WhereTheReferenceIsSlowSplitsIndependentRowsAmongThreadsAndFindsTheOneWrongElement) {
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "one core: the rows run on one thread";
+  // 20 rows: too few to sample, all checked.
+  const OpSpec spec = spec_from(R"({"name": "twice", "contract": 2,
+    "inputs": [{"name": "x", "dtype": "f32", "shape": ["rows", "cols"]}],
+    "outputs": [{"name": "y", "dtype": "f32", "shape": ["rows", "cols"]}],
+    "dims": {"rows": [1, 7, 100], "cols": [1, 5, 33]}, "bench_dims": {"rows": 20, "cols": 8}})");
+  const TestCase inputs = make_case(spec, "uniform", 9, spec.bench_dims());
+  auto outputs = outputs_of(spec, &twice, inputs);
+  EXPECT_EQ(check_timed_outputs(spec, &twice_noting_threads, inputs, outputs, {100, 33}, 0), std::nullopt)
+      << "the rows put back together in order";
+  g_threads.clear();
+  outputs[0].set(13 * 8 + 5, -1.0);
+  const auto wrong = check_timed_outputs(spec, &twice_noting_threads, inputs, outputs, {100, 33}, 0);
+  ASSERT_TRUE(wrong);
+  EXPECT_EQ(wrong->comparison.first_mismatch, 13 * 8 + 5) << "the index in the whole output";
+  EXPECT_EQ(wrong->comparison.mismatches, 1);
+  EXPECT_EQ(wrong->comparison.elements, 20 * 8) << "every row";
+  EXPECT_GE(g_threads.size(), 2u) << "the reference ran on several threads";
 }
 
 }  // namespace

@@ -22,6 +22,8 @@ namespace kernelgen {
 // drawn from the seed. The reference then runs on those rows alone, which is exact only if the op computes each
 // row from the same rows of the inputs: that is checked first at the probe size, against the whole reference.
 // An op without a row dim, or whose rows depend on each other, gets the whole reference, however long it takes.
+// Where the rows are independent, the reference runs on the (sampled or all) rows split among as many threads as
+// the machine has cores, a run of consecutive rows each (an op's reference is a pure function of its inputs).
 
 constexpr double kFullReferenceSeconds = 2.0;
 constexpr int kSampledRandomRows = 16;
