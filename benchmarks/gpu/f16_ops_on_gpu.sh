@@ -8,11 +8,7 @@ set -euo pipefail
 kit_file=${1:?usage: $0 <kit.tar.xz>}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
-tar -C "$work" -xJf "$kit_file"
-kit=$work/kit
-export LD_LIBRARY_PATH=$kit/lib
-# The NVIDIA driver's manifest is in one of the two folders (ls fails on the other).
-nvidia_icd=$(ls /usr/share/vulkan/icd.d/nvidia_icd*.json /etc/vulkan/icd.d/nvidia_icd*.json 2>/dev/null | head -1 || true)
+source "$here/unpack_kit.sh" "$kit_file"
 export VK_DRIVER_FILES=$nvidia_icd
 # The timed output of each kernel is checked against the CPU reference at BENCH_DIMS: minutes for attention.
 export KERNELGEN_VALIDATION_TIMEOUT_S=500

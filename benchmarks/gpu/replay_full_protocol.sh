@@ -8,12 +8,8 @@ set -u
 kit_file=${1:?usage: $0 <kit.tar.xz> <output dir> [op...]}
 out=${2:?usage: $0 <kit.tar.xz> <output dir> [op...]}
 shift 2
-mkdir -p "$out/log" "$out/regenerated" /tmp/kernelgen-kit
-tar -C /tmp/kernelgen-kit -xJf "$kit_file"
-kit=/tmp/kernelgen-kit/kit
-nvidia_icd=$(ls /usr/share/vulkan/icd.d/nvidia_icd*.json /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd*.json \
-  /etc/vulkan/icd.d/nvidia_icd*.json 2>/dev/null | head -1)
-export LD_LIBRARY_PATH=$kit/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+mkdir -p "$out/log" "$out/regenerated"
+source "$(dirname "$0")/unpack_kit.sh" "$kit_file"
 export VK_DRIVER_FILES=$nvidia_icd:$kit/icd.d/lvp_icd.json VK_ICD_FILENAMES=$nvidia_icd:$kit/icd.d/lvp_icd.json
 export VK_LAYER_PATH=$kit/explicit_layer.d
 # The specs name the source tree they were configured in; point that path here.

@@ -13,12 +13,7 @@ kit_file=${1:?usage: $0 <kit.tar.xz> [device_peaks.json] [op,op,...]}
 peaks=${2:-}
 ops=${3:-}
 here=$(cd "$(dirname "$0")" && pwd)
-work=$(mktemp -d)
-tar -C "$work" -xJf "$kit_file"
-kit=$work/kit
-export LD_LIBRARY_PATH=$kit/lib
-# The NVIDIA driver's manifest is in one of the two folders (ls fails on the other).
-nvidia_icd=$(ls /usr/share/vulkan/icd.d/nvidia_icd*.json /etc/vulkan/icd.d/nvidia_icd*.json 2>/dev/null | head -1 || true)
+source "$here/unpack_kit.sh" "$kit_file"
 export VK_DRIVER_FILES=$nvidia_icd
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
 echo "==== the cooperative-matrix multiply-adds alone"

@@ -9,13 +9,8 @@
 set -u
 kit_file=${1:?usage: $0 <kit.tar.xz> [variant ...]}
 shift
-mkdir -p /tmp/kernelgen-kit
-tar -C /tmp/kernelgen-kit -xJf "$kit_file"
-kit=/tmp/kernelgen-kit/kit
-nvidia_icd=$(ls /usr/share/vulkan/icd.d/nvidia_icd*.json /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd*.json \
-  /etc/vulkan/icd.d/nvidia_icd*.json 2>/dev/null | head -1)
+source "$(dirname "$0")/unpack_kit.sh" "$kit_file"
 # The GPU alone, without the layer: these are timings.
-export LD_LIBRARY_PATH=$kit/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export VK_DRIVER_FILES=$nvidia_icd VK_ICD_FILENAMES=$nvidia_icd VK_LAYER_PATH=/nonexistent
 export KERNELGEN_VALIDATION_DEVICES=gpu
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
