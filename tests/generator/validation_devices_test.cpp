@@ -123,4 +123,3 @@ TEST(DevicesThatRun, AKernelThatDoesNotCompileGoesToEveryDeviceSoThatValidationS
 
 }  // namespace
 }  // namespace kernelgen
-
