@@ -11,6 +11,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <random>
 #include <set>
 #include <string>
 
@@ -126,6 +127,38 @@ TEST(Cases, MakeCaseGivesTheSameTensorsAsTheSuite) {
   const auto suite = make_cases(two_input_spec(), 99);
   for (const TestCase& c : suite)
     EXPECT_EQ(make_case(two_input_spec(), c.name, 99).inputs, c.inputs) << c.name;
+}
+
+OpSpec one_tensor_spec(int64_t elements) {
+  return parse_op_spec(nlohmann::json::parse(R"({"name": "relu", "inputs": [{"name": "x", "dtype": "f32", "shape": [)" +
+                                             std::to_string(elements) + R"(]}], "outputs": [{"name": "y", "dtype": "f32",
+                                             "shape": [)" + std::to_string(elements) + "]}]}"));
+}
+
+TEST(Cases, AValidatedSizeDrawsEveryElementFromTheCasesGeneratorInTurn) {
+  const TestCase c = make_case(one_tensor_spec(int64_t{1} << 22), "uniform", 5);  // as large as CPU_BENCH_DIMS go
+  std::mt19937_64 rng(c.seed);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  for (int64_t i = 0; i < c.inputs[0].elements(); ++i)
+    ASSERT_EQ(c.inputs[0].value(i), uniform(rng)) << "element " << i;
+}
+
+TEST(Cases, ABenchmarksTensorIsDrawnInChunksThatDependOnTheSeedAlone) {
+  const int64_t elements = (int64_t{1} << 22) + 12345;  // past the validated sizes: drawn in chunks, in parallel
+  const HostTensor x = make_case(one_tensor_spec(elements), "uniform", 5).inputs[0];
+  EXPECT_EQ(make_case(one_tensor_spec(elements), "uniform", 5).inputs[0], x);
+  EXPECT_NE(make_case(one_tensor_spec(elements), "uniform", 6).inputs[0], x);
+  const std::vector<float> values = floats(x);
+  EXPECT_TRUE(std::all_of(values.begin(), values.end(), [](float v) { return v >= -1.0f && v < 1.0f; }));
+  // Each chunk from its own generator: no chunk repeats the first, and the last, partial one is filled too.
+  const int64_t chunk = int64_t{1} << 20;
+  for (int64_t start = chunk; start < elements; start += chunk)
+    EXPECT_FALSE(std::equal(values.begin() + start, values.begin() + std::min(elements, start + 64), values.begin()))
+        << "chunk at " << start;
+  EXPECT_NE(values[static_cast<size_t>(elements - 1)], 0.0f);
+  // The patterns by position still follow the element's index.
+  const HostTensor ramp = make_case(one_tensor_spec(elements), "ramp", 5).inputs[0];
+  EXPECT_EQ(ramp.value(elements - 1), static_cast<double>(elements - 1 - elements / 2));
 }
 
 TEST(Cases, AnUnknownCaseNameIsRejected) {

@@ -1,12 +1,15 @@
 #include "kernelgen/validation/cases.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <random>
 #include <stdexcept>
+#include <thread>
+#include <vector>
 
 namespace kernelgen {
 
@@ -148,6 +151,14 @@ double index_value(const Pattern& p, int64_t i, int64_t bound, std::mt19937_64& 
   return uniform();
 }
 
+// Tensors of more elements than any validated size holds (CPU_BENCH_DIMS reach 4M) are a benchmark's, at
+// BENCH_DIMS on a GPU: hundreds of millions of elements, which one generator takes tens of seconds to draw. Those
+// are drawn in chunks of kFillChunk elements, each from its own generator seeded by one draw of the case's, on
+// every core: the values depend on the seed alone, not on the machine's cores. Smaller tensors draw every
+// element from the case's generator in turn, so a validated size's values stay what its seed always gave.
+constexpr int64_t kLargestSerialFill = int64_t{1} << 22;
+constexpr int64_t kFillChunk = int64_t{1} << 20;
+
 HostTensor fill(const std::string& kind, const TensorSpec& tensor, const DimValues& dims, std::mt19937_64& rng) {
   HostTensor values(tensor.dtype, tensor.shape_at(dims));
   const int64_t count = values.elements();
@@ -160,12 +171,32 @@ HostTensor fill(const std::string& kind, const TensorSpec& tensor, const DimValu
                                               ? dims.at(static_cast<size_t>(tensor.index_of->dim_index))
                                               : tensor.index_of->size
                                         : 0;
-  for (int64_t i = 0; i < count; ++i) {
-    const double value = tensor.index_of ? index_value(pattern, i, bound, rng)
-                         : is_float      ? float_value(pattern, i, count, range, rng)
-                                         : integer_value(pattern, i, count, low, high, rng);
-    values.set(i, value);
+  auto fill_range = [&](int64_t begin, int64_t end, std::mt19937_64& generator) {
+    for (int64_t i = begin; i < end; ++i) {
+      const double value = tensor.index_of ? index_value(pattern, i, bound, generator)
+                           : is_float      ? float_value(pattern, i, count, range, generator)
+                                           : integer_value(pattern, i, count, low, high, generator);
+      values.set(i, value);
+    }
+  };
+  if (count <= kLargestSerialFill) {
+    fill_range(0, count, rng);
+    return values;
   }
+  const uint64_t chunk_seed = rng();
+  const int64_t chunks = (count + kFillChunk - 1) / kFillChunk;
+  std::atomic<int64_t> next{0};
+  auto worker = [&] {
+    for (int64_t chunk = next++; chunk < chunks; chunk = next++) {
+      std::mt19937_64 generator(splitmix64(chunk_seed + static_cast<uint64_t>(chunk)));
+      fill_range(chunk * kFillChunk, std::min(count, (chunk + 1) * kFillChunk), generator);
+    }
+  };
+  {
+    std::vector<std::jthread> workers(std::max(1u, std::thread::hardware_concurrency()) - 1);
+    for (auto& thread : workers) thread = std::jthread(worker);
+    worker();
+  }  // every chunk written
   return values;
 }
 
