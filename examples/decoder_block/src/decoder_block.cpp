@@ -56,7 +56,7 @@ Op& DecoderBlock::op(const char* name) {
 
 DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool timestamps)
     : state_(&state), past_(past), tokens_(tokens), timestamps_(timestamps),
-      sequence_(state.device(), timestamps ? 16 : 0) {
+      sequence_(state.device(), timestamps ? 32 : 0) {
   if (past < 0 || tokens < 1 || past + tokens > state.capacity())
     throw std::invalid_argument("decoder block: " + std::to_string(tokens) + " tokens after " + std::to_string(past) +
                                 " do not fit the KV cache's " + std::to_string(state.capacity()) + " positions");
@@ -71,6 +71,9 @@ DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool
                            "mlp_norm", "output"})
     add(name, size_t{T} * H * 4);
   add("mlp_gate_up", size_t{T} * F * 4);
+  // A prefill's projections read their activations in f16 (to_half's outputs).
+  for (const char* name : {"attention_norm_f16", "attention_f16", "mlp_norm_f16"}) add(name, size_t{T} * H * 2);
+  add("mlp_gate_up_f16", size_t{T} * F * 2);
   const RopeTables tables = rope_tables(c, past, tokens);
   add("cos", tables.cos.size() * 4);
   add("sin", tables.sin.size() * 4);
@@ -87,13 +90,15 @@ DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool
   const uint64_t row_offset = static_cast<uint64_t>(past) * H * 2;
 
   // The step, in the order of block_reference.cpp. A prefill and a decode step differ in the ops of their
-  // projections and attention; `projections` records the rest with either set.
-  auto projections = [&](auto& project, auto& project_residual, auto& gate_up, auto&& attention) {
+  // projections and attention, and in what a projection reads (`input`: the stage itself, or its f16 copy);
+  // `projections` records the rest with either set.
+  auto projections = [&](auto& project, auto& project_residual, auto& gate_up, auto&& attention, auto&& input) {
     if (timestamps_) sequence_.timestamp();
     rmsnorm.record(sequence_, {T, H}, b.buffer("x"), w("w_attention_norm"), b.buffer("attention_norm"));
     dispatched("attention_norm");
+    const kernelgen::Buffer& normed = input("attention_norm", H);
     for (const char* p : {"q", "k", "v"}) {
-      project.record(sequence_, {T, H, H}, b.buffer("attention_norm"), w((std::string("w_") + p).c_str()),
+      project.record(sequence_, {T, H, H}, normed, w((std::string("w_") + p).c_str()),
                      b.buffer(p));
       dispatched(p);
     }
@@ -107,14 +112,14 @@ DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool
     dispatched("kv_append");
     attention();
     dispatched("attention");
-    project_residual.record(sequence_, {T, H, H}, b.buffer("attention"), w("w_o"), b.buffer("x"),
+    project_residual.record(sequence_, {T, H, H}, input("attention", H), w("w_o"), b.buffer("x"),
                             b.buffer("attention_out"));
     dispatched("attention_out");
     rmsnorm.record(sequence_, {T, H}, b.buffer("attention_out"), w("w_mlp_norm"), b.buffer("mlp_norm"));
     dispatched("mlp_norm");
-    gate_up.record(sequence_, {T, H, F}, b.buffer("mlp_norm"), w("w_gate"), w("w_up"), b.buffer("mlp_gate_up"));
+    gate_up.record(sequence_, {T, H, F}, input("mlp_norm", H), w("w_gate"), w("w_up"), b.buffer("mlp_gate_up"));
     dispatched("mlp_gate_up");
-    project_residual.record(sequence_, {T, F, H}, b.buffer("mlp_gate_up"), w("w_down"), b.buffer("attention_out"),
+    project_residual.record(sequence_, {T, F, H}, input("mlp_gate_up", F), w("w_down"), b.buffer("attention_out"),
                             b.buffer("output"));
     dispatched("output");
   };
@@ -126,15 +131,21 @@ DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool
     projections(project, project_residual, gate_up, [&] {
       attention.record(sequence_, {T, heads, D, ctx}, b.buffer("q_rope"), w("k_cache"), w("v_cache"),
                        b.buffer("attention"));
-    });
+    }, [&](const char* stage, uint32_t) -> const kernelgen::Buffer& { return b.buffer(stage); });
   } else {
     auto& project = op<kernelgen::ops::linear>("linear");
     auto& attention = op<kernelgen::ops::causal_attention>("causal_attention");
     auto& project_residual = op<kernelgen::ops::linear_residual>("linear_residual");
     auto& gate_up = op<kernelgen::ops::gate_up_swiglu>("gate_up_swiglu");
+    auto& to_half = op<kernelgen::ops::to_half>("to_half");
     projections(project, project_residual, gate_up, [&] {
       attention.record(sequence_, {T, heads, D}, b.buffer("q_rope"), b.buffer("k_rope"), b.buffer("v"),
                        b.buffer("attention"));
+    }, [&](const char* stage, uint32_t width) -> const kernelgen::Buffer& {
+      const std::string name = std::string(stage) + "_f16";
+      to_half.record(sequence_, {T, width}, b.buffer(stage), b.buffer(name));
+      dispatched(name);
+      return b.buffer(name);
     });
   }
 }

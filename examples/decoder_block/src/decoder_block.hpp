@@ -22,6 +22,7 @@
 #include <kernelgen/ops/linear_residual.hpp>
 #include <kernelgen/ops/rmsnorm.hpp>
 #include <kernelgen/ops/rope.hpp>
+#include <kernelgen/ops/to_half.hpp>
 #include <kernelgen/runtime.hpp>
 
 #include <memory>

@@ -2,19 +2,19 @@
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
-// y = silu(half(x) wg^T) * (half(x) wu^T) in f32, the two products and the gating in one pass: the portable
-// kernel, hand-written from ops/linear/linear.comp with two weights. A 16x16 workgroup computes a 128x64 tile
-// of y, invocation (tx, ty) an 8x4 block of it for both products: rows 4ty..4ty+3 and 64+4ty..64+4ty+3, columns
-// 4tx..4tx+3. k advances 8 at a time through two shared buffers, the 128x8 slice of x and the 64x8 slices of wg
-// and wu stored k-major; each invocation loads one vec4 of the next slice of x (rounded to f16 and back) and one
-// of wg (invocations 0..127) or wu (128..255) into registers before multiplying the current slice, then stores
-// them into the other buffer. The gating runs on the two sums as the reference writes it. Loads past an edge
-// give 0; stores are guarded, vec4s when n is a multiple of 4, else element by element.
+// y = silu(x wg^T) * (x wu^T) in f32, the two products and the gating in one pass: the portable kernel, hand-written
+// from ops/linear/linear.comp with two weights. A 16x16 workgroup computes a 128x64 tile of y, invocation (tx, ty) an
+// 8x4 block of it for both products: rows 4ty..4ty+3 and 64+4ty..64+4ty+3, columns 4tx..4tx+3. k advances 8 at a time
+// through two shared buffers, the 128x8 slice of x and the 64x8 slices of wg and wu stored k-major; each invocation
+// loads one vec4 of the next slice of x and one of wg (invocations 0..127) or wu (128..255) into registers before
+// multiplying the current slice, then stores them into the other buffer. The gating runs on the two sums as the
+// reference writes it. Loads past an edge give 0; stores are guarded, vec4s when n is a multiple of 4, else element by
+// element.
 // kernelgen: dispatch (n + 63) / 64 (m + 127) / 128 1
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(push_constant) uniform Dims { uint m; uint k; uint n; } dims;
-layout(set = 0, binding = 0, std430) readonly buffer X { vec4 x4[]; };
-layout(set = 0, binding = 0, std430) readonly buffer XElements { float x1[]; };
+layout(set = 0, binding = 0, std430) readonly buffer X { f16vec4 x4[]; };
+layout(set = 0, binding = 0, std430) readonly buffer XElements { float16_t x1[]; };
 layout(set = 0, binding = 1, std430) readonly buffer WG { f16vec4 wg4[]; };
 layout(set = 0, binding = 1, std430) readonly buffer WGElements { float16_t wg1[]; };
 layout(set = 0, binding = 2, std430) readonly buffer WU { f16vec4 wu4[]; };
@@ -27,29 +27,16 @@ shared vec4 Ws[2][2][BK][BN / 4u];  // Ws[buffer][0 gate, 1 up][kk][c / 4][c % 4
 
 uint M, K, N, row0, col0;
 
-// x rounded to the nearest f16 value, ties to even, and kept as a float: the reference's half(x) whatever
-// rounding the device's f32-to-f16 conversion uses (Vulkan leaves it to the device; an H100 gave 1-ulp
-// differences). Normal values keep 11 significant bits; below 2^-14 they become multiples of 2^-24 (f16's
-// subnormals); from 65520 up they overflow to infinity; NaN stays NaN.
-vec4 half_rounded(vec4 x) {
-  uvec4 b = floatBitsToUint(x);
-  vec4 r = uintBitsToFloat((b + 0x0FFFu + ((b >> 13) & 1u)) & 0xFFFFE000u);
-  vec4 a = abs(x);
-  r = mix(r, roundEven(x * 16777216.0) * (1.0 / 16777216.0), lessThan(a, vec4(6.103515625e-05)));
-  r = mix(r, sign(x) * uintBitsToFloat(0x7f800000u), greaterThanEqual(a, vec4(65520.0)));
-  return mix(r, x, isnan(x));
-}
-
-// Four elements of x from row r, k = 4 kq..4 kq+3, rounded to f16; zero past the edges.
+// Four elements of x from row r, k = 4 kq..4 kq+3; zero past the edges.
 vec4 load_x(uint r, uint kq) {
   if (r >= M) return vec4(0.0);
-  if ((K & 3u) == 0u) return kq < (K >> 2) ? half_rounded(x4[r * (K >> 2) + kq]) : vec4(0.0);
+  if ((K & 3u) == 0u) return kq < (K >> 2) ? vec4(x4[r * (K >> 2) + kq]) : vec4(0.0);
   vec4 v = vec4(0.0);
   [[unroll]] for (uint j = 0u; j < 4u; ++j) {
     uint kk = kq * 4u + j;
-    if (kk < K) v[j] = x1[r * K + kk];
+    if (kk < K) v[j] = float(x1[r * K + kk]);
   }
-  return half_rounded(v);
+  return v;
 }
 
 // Four elements of wg (which 0) or wu (which 1) from row c, k = 4 kq..4 kq+3; zero past the edges.

@@ -5,22 +5,21 @@
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #extension GL_EXT_control_flow_attributes : require
-// y = silu(half(x) wg^T) * (half(x) wu^T), the two products summed in f32 on tensor cores (GL_NV_cooperative_matrix): the variant for
-// devices with VK_NV_cooperative_matrix, hand-written as ops/linear/linear_coopmat.comp with two
-// weights. A workgroup of 8 subgroups of 32 computes a 128x64 tile of y, each subgroup 64x16 of it as 4x2
-// accumulators of 16x8 for each product (16x8x16 f16 products into f32), and the gating on their elements. k advances 64 at a time
-// through one shared buffer per operand, rows skewed by 16 bytes: the 128x64 slice of x, rounded to f16 (to
-// nearest, ties to even, computed in integers: the device's own conversion may round otherwise) as it is loaded,
-// and the 64x64 slices of wg and wu, all row-major with k contiguous; the weights' fragments load column-major, which
-// makes them transposed. Each invocation loads its pieces of the next slices into registers before the subgroups multiply the
-// current ones, then stores them between two barriers. Tiles wholly inside y, with k a multiple of 64 and n of 8,
-// load 32 bytes of x and 16 of a weight at a time and store the gated accumulators straight to y; elsewhere loads go element
-// by element (zero past the edges) and each accumulator goes through shared memory to guarded stores.
+// y = silu(x wg^T) * (x wu^T), the two products summed in f32 on tensor cores (GL_NV_cooperative_matrix): the variant
+// for devices with VK_NV_cooperative_matrix, hand-written as ops/linear/linear_coopmat.comp with two weights. A
+// workgroup of 8 subgroups of 32 computes a 128x64 tile of y, each subgroup 64x16 of it as 4x2 accumulators of 16x8 for
+// each product (16x8x16 f16 products into f32), and the gating on their elements. k advances 64 at a time through one
+// shared buffer per operand, rows skewed by 16 bytes: the 128x64 slice of x, and the 64x64 slices of wg and wu, all
+// row-major with k contiguous; the weights' fragments load column-major, which makes them transposed. Each invocation
+// loads its pieces of the next slices into registers before the subgroups multiply the current ones, then stores them
+// between two barriers. Tiles wholly inside y, with k a multiple of 64 and n of 8, load 16 bytes of x and of a weight
+// at a time and store the gated accumulators straight to y; elsewhere loads go element by element (zero past the edges)
+// and each accumulator goes through shared memory to guarded stores.
 // kernelgen: dispatch (n + 63) / 64 (m + 127) / 128 1
 layout(local_size_x = 256) in;
 layout(push_constant) uniform Dims { uint m; uint k; uint n; } dims;
-layout(set = 0, binding = 0, std430) readonly buffer X { vec4 x4[]; };
-layout(set = 0, binding = 0, std430) readonly buffer XElements { float x[]; };
+layout(set = 0, binding = 0, std430) readonly buffer X { uvec4 x8[]; };
+layout(set = 0, binding = 0, std430) readonly buffer XHalves { float16_t x[]; };
 layout(set = 0, binding = 1, std430) readonly buffer WG { uvec4 wg8[]; };
 layout(set = 0, binding = 1, std430) readonly buffer WGHalves { float16_t wg[]; };
 layout(set = 0, binding = 2, std430) readonly buffer WU { uvec4 wu8[]; };
@@ -43,38 +42,17 @@ shared float stage[NT / 32u][LM * LN];
 uint M, K, N, row0, col0;
 bool fast;
 
-// x rounded to the nearest f16 value, ties to even, and kept as a float (ops/linear/linear.comp).
-vec4 half_rounded(vec4 v) {
-  uvec4 b = floatBitsToUint(v);
-  vec4 r = uintBitsToFloat((b + 0x0FFFu + ((b >> 13) & 1u)) & 0xFFFFE000u);
-  vec4 a = abs(v);
-  r = mix(r, roundEven(v * 16777216.0) * (1.0 / 16777216.0), lessThan(a, vec4(6.103515625e-05)));
-  r = mix(r, sign(v) * uintBitsToFloat(0x7f800000u), greaterThanEqual(a, vec4(65520.0)));
-  return mix(r, v, isnan(v));
-}
-
-// Eight floats, already f16 values, as the 16 bytes of their halves.
-uvec4 halves(vec4 lo, vec4 hi) {
-  return uvec4(packFloat2x16(f16vec2(lo.xy)), packFloat2x16(f16vec2(lo.zw)), packFloat2x16(f16vec2(hi.xy)),
-               packFloat2x16(f16vec2(hi.zw)));
-}
-
-// Eight elements of x from row row0 + r, k = kq * 8.., rounded to f16; zero past the edges.
+// Eight halves of x from row row0 + r, k = kq * 8..; zero past the edges.
 uvec4 load_x(uint r, uint kq) {
   r += row0;
-  if (fast) {
-    uint e = (r * K) / 4u + kq * 2u;
-    return halves(half_rounded(x4[e]), half_rounded(x4[e + 1u]));
+  if (fast) return x8[(r * K) / 8u + kq];
+  uvec4 v = uvec4(0u);
+  if (r >= M) return v;
+  [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+    uint kk = kq * 8u + 2u * j, e = r * K + kk;
+    v[j] = packFloat2x16(f16vec2(kk < K ? x[e] : float16_t(0.0), kk + 1u < K ? x[e + 1u] : float16_t(0.0)));
   }
-  vec4 lo = vec4(0.0), hi = vec4(0.0);
-  if (r < M) {
-    [[unroll]] for (uint j = 0u; j < 4u; ++j) {
-      uint kk = kq * 8u + j;
-      if (kk < K) lo[j] = x[r * K + kk];
-      if (kk + 4u < K) hi[j] = x[r * K + kk + 4u];
-    }
-  }
-  return halves(half_rounded(lo), half_rounded(hi));
+  return v;
 }
 
 // Eight halves of wg (which 0) or wu (which 1) from row col0 + c, k = kq * 8..; zero past the edges.

@@ -12,7 +12,7 @@ layout(set = 0, binding = 1, std430) readonly buffer V { float v[]; };
 layout(set = 0, binding = 2, std430) writeonly buffer KRows { float16_t k_rows[]; };
 layout(set = 0, binding = 3, std430) writeonly buffer VRows { float16_t v_rows[]; };
 
-// x rounded to the nearest f16 value, ties to even, kept as a float (ops/linear/linear.comp).
+// x rounded to the nearest f16 value, ties to even, kept as a float (ops/to_half/to_half.comp).
 vec4 half_rounded(vec4 x) {
   uvec4 b = floatBitsToUint(x);
   vec4 r = uintBitsToFloat((b + 0x0FFFu + ((b >> 13) & 1u)) & 0xFFFFE000u);
