@@ -6,8 +6,8 @@ around each of 31 back-to-back dispatches, the caches flushed before each, the m
 of --processes runs of the benchmark (2): now and then a whole process runs about 3 times slower on an H100, which
 benchmarks/RESULTS.md records; where two processes' medians differ by more than 20% the table's footnotes say so.
 PyTorch's is measured the same way with CUDA events: the same 256 MiB flush before each run
-(KERNELGEN_TIMING_FLUSH_MB), 31 runs after a warm-up, the median. TF32 is off, so fp32 matmul and convolution are
-fp32 in both.
+(KERNELGEN_TIMING_FLUSH_MB), 31 runs after a warm-up, the median. Its precision is pinned (pin_precision): TF32
+is off, so fp32 matmul and convolution are fp32 in both, and f16 and bf16 products are summed in f32.
 
     python3 benchmarks/compare/compare.py --build build [--ops relu,add] [--peaks build/kernelgen/candidates/device_peaks.json]
                                           [--processes 2]
@@ -68,6 +68,16 @@ def catalog(build):
     return [op for op in order if (build / "ops" / op / f"bench_kernelgen_{op}").exists()]
 
 
+def pin_precision():
+    """The baseline's precision, pinned: f32 products in f32 (TF32 off, cuBLAS's and cuDNN's), and f16 and bf16
+    products summed in f32 throughout, a split-K's partial sums included (PyTorch allows them reduced precision by
+    default)."""
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
+    torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--build", type=pathlib.Path, default=pathlib.Path("build"))
@@ -76,8 +86,7 @@ def main():
     parser.add_argument("--processes", type=int, default=2,
                         help="runs of each benchmark process; the table takes the smaller median (default 2)")
     args = parser.parse_args()
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
+    pin_precision()
     flush_bytes = int(os.environ.get("KERNELGEN_TIMING_FLUSH_MB", "256")) << 20
     peaks = None
     if args.peaks and args.peaks.exists():

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """One catalog op in PyTorch at its BENCH_DIMS or at dims given on the command line, timed as compare.py times
-it (CUDA events, the caches flushed before each of 31 runs, the median; TF32 off): the PyTorch side of a
-comparison whose kernelgen side is `kernelgen validate --time 31` of a kernel, for ops or sizes that have no
-benchmark binary on the GPU machine.
+it (CUDA events, the caches flushed before each of 31 runs, the median; its precision pinned as there): the
+PyTorch side of a comparison whose kernelgen side is `kernelgen validate --time 31` of a kernel, for ops or sizes
+that have no benchmark binary on the GPU machine.
 
     python3 benchmarks/gpu/torch_at_spec.py <build>/kernelgen/gemv_f16/spec.json m=16
 
@@ -30,8 +30,7 @@ def main():
         if name not in dims or not value.isdigit():
             sys.exit(f"{setting}: expected <dim>=<size> for one of {', '.join(dims)}")
         dims[name] = int(value)
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
+    compare.pin_precision()
     call = torch_ops.op_callable(spec["name"], spec, torch_ops.make_inputs(spec, dims, "cuda"))
     if call is None:
         sys.exit(f"{spec['name']}: benchmarks/compare/torch_ops.py has no PyTorch call for it")
