@@ -98,8 +98,7 @@ DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool
     dispatched("attention_norm");
     const kernelgen::Buffer& normed = input("attention_norm", H);
     for (const char* p : {"q", "k", "v"}) {
-      project.record(sequence_, {T, H, H}, normed, w((std::string("w_") + p).c_str()),
-                     b.buffer(p));
+      project.record(sequence_, {T, H, H}, normed, w((std::string("w_") + p).c_str()), b.buffer(p));
       dispatched(p);
     }
     rope.record(sequence_, {T, heads, D / 2}, b.buffer("q"), b.buffer("cos"), b.buffer("sin"), b.buffer("q_rope"));
