@@ -130,6 +130,8 @@ def main():
                   f"{theirs_us / ours_us:.2f} |", flush=True)
             if max(medians) > 1.2 * min(medians):
                 apart.append(f"{label}: " + ", ".join(f"{median:.1f}" for median in medians) + " us")
+                # At once as well, for a run cut short before the footnotes.
+                print(f"compare.py: {apart[-1]}, more than 20% apart", file=sys.stderr, flush=True)
     if apart:
         print()
         print("Processes whose medians differ by more than 20% (the table takes the smaller):")
