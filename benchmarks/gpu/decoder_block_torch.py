@@ -14,12 +14,17 @@ Usage: decoder_block_torch.py --weights llama.safetensors --tokens 512 [--past 0
 """
 import argparse
 import json
+import pathlib
 import statistics
 import struct
+import sys
 import time
 
 import torch
 import torch.nn.functional as F
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "compare"))
+import compare  # noqa: E402
 
 DTYPES = {"F16": torch.float16, "F32": torch.float32}
 
@@ -111,7 +116,7 @@ def main():
     parser.add_argument("--iterations", type=int, default=50)
     parser.add_argument("--no-compile", action="store_true")
     args = parser.parse_args()
-    torch.backends.cuda.matmul.allow_tf32 = False
+    compare.pin_precision()
     device = torch.device("cuda")
     w = read_safetensors(args.weights, device)
     w = {name: t.to(torch.float16) for name, t in w.items()}  # the norms too: f16 throughout, as model.half()

@@ -56,7 +56,7 @@ Op& DecoderBlock::op(const char* name) {
 
 DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool timestamps)
     : state_(&state), past_(past), tokens_(tokens), timestamps_(timestamps),
-      sequence_(state.device(), timestamps ? 32 : 0) {
+      sequence_(state.device(), timestamps ? 32 : 0) {  // room for a prefill's 17 timestamps (16 dispatches)
   if (past < 0 || tokens < 1 || past + tokens > state.capacity())
     throw std::invalid_argument("decoder block: " + std::to_string(tokens) + " tokens after " + std::to_string(past) +
                                 " do not fit the KV cache's " + std::to_string(state.capacity()) + " positions");
@@ -71,9 +71,10 @@ DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool
                            "mlp_norm", "output"})
     add(name, size_t{T} * H * 4);
   add("mlp_gate_up", size_t{T} * F * 4);
-  // A prefill's projections read their activations in f16 (to_half's outputs).
-  for (const char* name : {"attention_norm_f16", "attention_f16", "mlp_norm_f16"}) add(name, size_t{T} * H * 2);
-  add("mlp_gate_up_f16", size_t{T} * F * 2);
+  if (past == 0) {  // a prefill's projections read their activations in f16 (to_half's outputs)
+    for (const char* name : {"attention_norm_f16", "attention_f16", "mlp_norm_f16"}) add(name, size_t{T} * H * 2);
+    add("mlp_gate_up_f16", size_t{T} * F * 2);
+  }
   const RopeTables tables = rope_tables(c, past, tokens);
   add("cos", tables.cos.size() * 4);
   add("sin", tables.sin.size() * 4);

@@ -19,7 +19,7 @@ layout(set = 0, binding = 2, std430) writeonly buffer Y { float y[]; };
 const uint ROWS = 4u;
 shared vec4 partial[64];  // partial[t][i]: invocation t's sum for row i
 
-// x rounded to the nearest f16 value, ties to even, kept as a float (ops/linear/linear.comp).
+// x rounded to the nearest f16 value, ties to even, kept as a float (ops/to_half/to_half.comp).
 vec4 half_rounded(vec4 v) {
   uvec4 b = floatBitsToUint(v);
   vec4 r = uintBitsToFloat((b + 0x0FFFu + ((b >> 13) & 1u)) & 0xFFFFE000u);

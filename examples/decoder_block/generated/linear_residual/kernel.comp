@@ -22,7 +22,7 @@ layout(set = 0, binding = 2, std430) readonly buffer RElements { float r1[]; };
 layout(set = 0, binding = 3, std430) writeonly buffer Y { vec4 y4[]; };
 layout(set = 0, binding = 3, std430) writeonly buffer YElements { float y1[]; };
 const uint BM = 128u, BN = 128u, BK = 8u;
-shared vec4 Xs[2][BK][BM / 4u];  // Xs[buffer][kk][r / 4][r % 4] = half(x[row0 + r][k0 + kk])
+shared vec4 Xs[2][BK][BM / 4u];  // Xs[buffer][kk][r / 4][r % 4] = x[row0 + r][k0 + kk]
 shared vec4 Ws[2][BK][BN / 4u];  // Ws[buffer][kk][c / 4][c % 4] = w[col0 + c][k0 + kk]
 
 uint M, K, N, row0, col0;
