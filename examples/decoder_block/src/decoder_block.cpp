@@ -71,7 +71,8 @@ DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool
                            "mlp_norm", "output"})
     add(name, size_t{T} * H * 4);
   add("mlp_gate_up", size_t{T} * F * 4);
-  if (past == 0) {  // a prefill's projections read their activations in f16 (to_half's outputs)
+  const bool decode = past > 0;
+  if (!decode) {  // a prefill's projections read their activations in f16 (to_half's outputs)
     for (const char* name : {"attention_norm_f16", "attention_f16", "mlp_norm_f16"}) add(name, size_t{T} * H * 2);
     add("mlp_gate_up_f16", size_t{T} * F * 2);
   }
@@ -81,7 +82,6 @@ DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool
   buffer("cos").upload(std::span<const float>(tables.cos));
   buffer("sin").upload(std::span<const float>(tables.sin));
 
-  const bool decode = past > 0;
   auto& rmsnorm = op<kernelgen::ops::rmsnorm>("rmsnorm");
   auto& rope = op<kernelgen::ops::rope>("rope");
   auto& append = op<kernelgen::ops::kv_append>("kv_append");
