@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The decoder block example (examples/decoder_block) on a GPU machine beside PyTorch: checks a prefill and a decode
-# step against the CPU reference, then, twice in turn, times a prefill of 512 tokens and a decode step of 1 token
+# step against the CPU reference (at the tiny configuration and at Llama's), then, twice in turn, times a prefill of 512 tokens and a decode step of 1 token
 # after 4096 with `decoder_block bench` (GPU timestamps per dispatch, host time per call) and with
 # benchmarks/gpu/decoder_block_torch.py (eager and torch.compile, f16, the same weights file). The JSON of every
 # run goes to <out>.
@@ -12,6 +12,7 @@ mkdir -p "$out"
 weights=$out/llama.safetensors
 here=$(dirname "$0")
 "$block" check --config tiny --past 300 --tokens 1 --seed 6 --weights "$out/tiny.safetensors" | tail -1
+"$block" check --config llama --tokens 64 --seed 7 --weights "$out/llama_check.safetensors" | tail -1
 "$block" check --config llama --past 300 --tokens 1 --seed 6 --weights "$out/llama_check.safetensors" | tail -1
 python3 -c "import torch; print('torch', torch.__version__)"
 for round in 1 2; do

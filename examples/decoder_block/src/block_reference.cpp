@@ -11,6 +11,8 @@ namespace {
 constexpr double kUnit = 0x1.0p-24;     // f32's unit roundoff: a rounding moves a value by at most this, relatively
 constexpr double kExpUlp = 0x1.0p-23;   // an f32 ulp relative to its value, at most
 constexpr double kExpUlps = 3.0;        // Vulkan's exp: 3 + 2 |x| ulp (the SPIR-V precision table)
+constexpr double kHalfUnit = 0x1.0p-11;  // f16's unit roundoff
+constexpr double kSmallestHalf = 0x1.0p-24, kSmallestNormalHalf = 0x1.0p-14;
 
 // The spacing of f16 values around a magnitude a (subnormals: 2^-24); infinite past f16's range.
 double f16_spacing(double a) {
@@ -98,8 +100,12 @@ Stage rope(const std::string& name, const Stage& in, const RopeTables& t, int64_
 //   and the scale (8 u of |s|); each exp is off by (3 + 2|s_j - m|) ulp, and an online softmax rescales its sums
 //   by at most i + 1 further exps whose arguments add up to at most the scores' range: all of it an error ds_j
 //   in the score; an output then moves by sum_j p_j e_v + sum_j p_j |v_j - o| (ds_j + sum_l p_l ds_l), plus the
-//   roundings of the two sums of i + 1 terms and of the division.
-Stage causal_attention(const std::string& name, const Stage& q, const Stage& k, const Stage& v, int64_t heads) {
+//   roundings of the two sums of i + 1 terms and of the division. With `half_weights` (a prefill's attention on
+//   tensor cores) each weight may be rounded to f16 as well: by 2^-11 of itself, or by up to 2^-24 where it lies
+//   below f16's normal range (2^-14 of the row's largest), so the output moves by up to 2^-11 p_j |v_j|, or 2^-24
+//   |v_j| / sum_l e_l, more per key.
+Stage causal_attention(const std::string& name, const Stage& q, const Stage& k, const Stage& v, int64_t heads,
+                       bool half_weights) {
   const int64_t tokens = q.value.rows(), head_dim = q.value.cols() / heads;
   const int64_t shift = k.value.rows() - tokens;  // query i sits at position shift + i of the keys
   Stage out{name, Matrix(tokens, q.value.cols()), Matrix(tokens, q.value.cols())};
@@ -149,6 +155,9 @@ Stage causal_attention(const std::string& name, const Stage& q, const Stage& k, 
           const double vj = v.value(j, base + d);
           bound += p[j] * v.bound(j, base + d) + p[j] * std::abs(vj - o) * (ds[j] + mean_ds);
           spread += p[j] * std::abs(vj);
+          if (half_weights)
+            bound += e[j] >= kSmallestNormalHalf ? kHalfUnit * p[j] * std::abs(vj)
+                                                 : kSmallestHalf * std::abs(vj) / total;
         }
         bound += 2.0 * static_cast<double>(last + 1) * kUnit * (spread + std::abs(o)) + 4.0 * kUnit * std::abs(o);
         out.value(i, base + d) = o;
@@ -225,11 +234,12 @@ std::vector<Stage> reference_block(const BlockWeights& w, const Matrix& x, int64
   stages.push_back(rope("k_rope", in("k"), tables, c.heads, c.head_dim() / 2));
   stages.push_back(cache("k_cache", "k_rope"));
   stages.push_back(cache("v_cache", "v"));
-  // A prefill attends to its own f32 keys and values (causal_attention); a decode step to the f16 cache.
+  // Both attend to the f16 cache. A prefill's attention (causal_attention) takes q in f16 too (to_half) and may
+  // round its weights to f16 (tensor cores); a decode step's (decode_attention) takes q and weights in f32.
   if (past == 0)
-    stages.push_back(causal_attention("attention", in("q_rope"), in("k_rope"), in("v"), c.heads));
+    stages.push_back(causal_attention("attention", half_stage("", in("q_rope")), stages[6], stages[7], c.heads, true));
   else
-    stages.push_back(causal_attention("attention", in("q_rope"), stages[6], stages[7], c.heads));
+    stages.push_back(causal_attention("attention", in("q_rope"), stages[6], stages[7], c.heads, false));
   stages.push_back(linear_residual("attention_out", in("attention"), w.o, in("x")));
   stages.push_back(rmsnorm("mlp_norm", in("attention_out"), w.mlp_norm));
   stages.push_back(gate_up_swiglu("mlp_gate_up", in("mlp_norm"), w.gate, w.up));

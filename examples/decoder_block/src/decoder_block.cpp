@@ -56,7 +56,7 @@ Op& DecoderBlock::op(const char* name) {
 
 DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool timestamps)
     : state_(&state), past_(past), tokens_(tokens), timestamps_(timestamps),
-      sequence_(state.device(), timestamps ? 32 : 0) {  // room for a prefill's 17 timestamps (16 dispatches)
+      sequence_(state.device(), timestamps ? 32 : 0) {  // room for a prefill's 18 timestamps (17 dispatches)
   if (past < 0 || tokens < 1 || past + tokens > state.capacity())
     throw std::invalid_argument("decoder block: " + std::to_string(tokens) + " tokens after " + std::to_string(past) +
                                 " do not fit the KV cache's " + std::to_string(state.capacity()) + " positions");
@@ -72,8 +72,9 @@ DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool
     add(name, size_t{T} * H * 4);
   add("mlp_gate_up", size_t{T} * F * 4);
   const bool decode = past > 0;
-  if (!decode) {  // a prefill's projections read their activations in f16 (to_half's outputs)
-    for (const char* name : {"attention_norm_f16", "attention_f16", "mlp_norm_f16"}) add(name, size_t{T} * H * 2);
+  if (!decode) {  // a prefill's projections and attention read their activations in f16 (to_half's outputs)
+    for (const char* name : {"attention_norm_f16", "q_rope_f16", "attention_f16", "mlp_norm_f16"})
+      add(name, size_t{T} * H * 2);
     add("mlp_gate_up_f16", size_t{T} * F * 2);
   }
   const RopeTables tables = rope_tables(c, past, tokens);
@@ -138,15 +139,19 @@ DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool
     auto& project_residual = op<kernelgen::ops::linear_residual>("linear_residual");
     auto& gate_up = op<kernelgen::ops::gate_up_swiglu>("gate_up_swiglu");
     auto& to_half = op<kernelgen::ops::to_half>("to_half");
-    projections(project, project_residual, gate_up, [&] {
-      attention.record(sequence_, {T, heads, D}, b.buffer("q_rope"), b.buffer("k_rope"), b.buffer("v"),
-                       b.buffer("attention"));
-    }, [&](const char* stage, uint32_t width) -> const kernelgen::Buffer& {
+    auto half_copy = [&](const char* stage, uint32_t width) -> const kernelgen::Buffer& {
       const std::string name = std::string(stage) + "_f16";
       to_half.record(sequence_, {T, width}, b.buffer(stage), b.buffer(name));
       dispatched(name);
       return b.buffer(name);
-    });
+    };
+    // The attention takes q in f16 and the keys and values kv_append has just written to the cache's rows 0...
+    projections(project, project_residual, gate_up, [&] {
+      const kernelgen::Buffer& q = half_copy("q_rope", H);
+      attention.record(sequence_, {T, heads, D},
+                       std::vector<kernelgen::BufferSlice>{{&q, 0}, {&w("k_cache"), 0}, {&w("v_cache"), 0},
+                                                           {&b.buffer("attention"), 0}});
+    }, half_copy);
   }
 }
 

@@ -3,7 +3,8 @@
 // (f16 keys and values, `capacity` positions), in device buffers. A DecoderBlock is one step of it, recorded once
 // into one Sequence and submitted again for every call: `tokens` new tokens at positions past..past+tokens-1.
 // - past = 0 (a prefill): linear, linear_residual and gate_up_swiglu for the projections, each reading an f16
-//   copy of its input that to_half makes, and causal_attention over the prompt's own keys and values;
+//   copy of its input that to_half makes, and causal_attention over the prompt's own keys and values, as the cache
+//   holds them in f16 (and q, through to_half);
 // - past > 0 (a decode step): gemv, gemv_residual and gate_up_swiglu_gemv for the projections (their kernels
 //   spread each weight over many workgroups) and decode_attention over the cache.
 // Both append the new keys (after the rotary embedding) and values to the cache with kv_append, bound at the

@@ -1,6 +1,9 @@
 #version 450
 #extension GL_EXT_control_flow_attributes : require
-// Causal multi-head attention, the portable kernel, for any head_dim: a workgroup of 64 invocations takes 16
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+// Causal multi-head attention, the portable kernel, for any head_dim, on f16 q, k and v (widened to f32 as read,
+// exactly), o in f32: a workgroup of 64 invocations takes 16
 // queries q0..q0+15 of one head, so that each key and value row it reads serves all 16. Keys 0..q0+15 go by in
 // blocks of 64:
 // - scores: invocation t scores key j0 + t against the 16 queries, dot products summed over the dims in order (the
@@ -16,9 +19,9 @@
 // kernelgen: dispatch (tokens + 15) / 16 heads 1
 layout(local_size_x = 64) in;
 layout(push_constant) uniform Dims { uint tokens; uint heads; uint head_dim; } dims;
-layout(set = 0, binding = 0, std430) readonly buffer Q { float q[]; };
-layout(set = 0, binding = 1, std430) readonly buffer K { float k[]; };
-layout(set = 0, binding = 2, std430) readonly buffer V { float v[]; };
+layout(set = 0, binding = 0, std430) readonly buffer Q { float16_t q[]; };
+layout(set = 0, binding = 1, std430) readonly buffer K { float16_t k[]; };
+layout(set = 0, binding = 2, std430) readonly buffer V { float16_t v[]; };
 layout(set = 0, binding = 3, std430) buffer O { float o[]; };
 
 const uint B = 64u;   // keys per block, and dims of the query rows staged at a time
@@ -45,13 +48,13 @@ void main() {
     for (uint d0 = 0u; d0 < D; d0 += B) {
       barrier();  // the previous chunk (or block) is done with staged_q
       [[unroll]] for (uint r = 0u; r < QB; ++r)
-        staged_q[r][t] = (r < rows && d0 + t < D) ? q[((q0 + r) * H + h) * D + d0 + t] : 0.0;
+        staged_q[r][t] = (r < rows && d0 + t < D) ? float(q[((q0 + r) * H + h) * D + d0 + t]) : 0.0;
       barrier();
       if (j <= last) {
         uint key = (j * H + h) * D;
         uint n = min(B, D - d0);
         for (uint dd = 0u; dd < n; ++dd) {
-          float kd = k[key + d0 + dd];
+          float kd = float(k[key + d0 + dd]);
           [[unroll]] for (uint r = 0u; r < QB; ++r) dot[r] += staged_q[r][dd] * kd;
         }
       }
@@ -66,6 +69,7 @@ void main() {
       float sum = 0.0;
       for (uint jj = 0u; jj < B; ++jj) {
         float p = exp(weight[t][jj] - mn);
+        p = p < 5.9604644775390625e-08 ? 0.0 : p;  // as the reference: 0 below f16's smallest value, 2^-24
         weight[t][jj] = p;
         sum += p;
       }
@@ -80,7 +84,7 @@ void main() {
       float acc[QB];
       [[unroll]] for (uint r = 0u; r < QB; ++r) acc[r] = r < rows ? o[((q0 + r) * H + h) * D + d] * row_factor[r] : 0.0;
       for (uint jj = 0u; jj < count; ++jj) {
-        float vd = v[((j0 + jj) * H + h) * D + d];
+        float vd = float(v[((j0 + jj) * H + h) * D + d]);
         // Only keys up to each row's query: a later key's value (an infinity, say) must not meet its 0 weight.
         [[unroll]] for (uint r = 0u; r < QB; ++r)
           if (j0 + jj <= q0 + r) acc[r] += weight[r][jj] * vd;

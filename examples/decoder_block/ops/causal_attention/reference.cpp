@@ -3,78 +3,89 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <span>
 #include <vector>
 
-// Causal multi-head self-attention over a prompt (LLaMA's prefill), after the rotary embedding:
-//   q, k, v and o are tokens x heads x head_dim, row-major (token t's head h is the head_dim floats at
-//   (t * heads + h) * head_dim, the layout of a [tokens, hidden] projection); token t sits at position t.
+// Causal multi-head self-attention over a prompt (LLaMA's prefill), after the rotary embedding, on f16 inputs as
+// the tensor cores take them:
+//   q, k and v are tokens x heads x head_dim f16, o the same in f32, row-major (token t's head h is the head_dim
+//   values at (t * heads + h) * head_dim, the layout of a [tokens, hidden] projection); token t sits at position t.
 // For each head h and query i, over the keys j <= i (a key after its query is masked out):
 //   s[j]    = (q[i, h, :] . k[j, h, :]) * (1 / sqrt(head_dim))    the dot product in float, then the scale
-//   e[j]    = exp(s[j] - max over j' <= i of s[j'])
+//   e[j]    = exp(s[j] - max over j' <= i of s[j'])              0 below 2^-24, f16's smallest value
 //   o[i, h] = (sum over j <= i of e[j] * v[j, h, :]) / (sum over j <= i of e[j])
-// one division per output, at the end. Non-finite values follow from these formulas: a NaN or +inf score (or a
-// row whose scores are all -inf) makes that output row NaN; a -inf score next to finite ones gets weight 0 (and
-// 0 times an infinite or NaN value is NaN); an infinite value with a positive weight gives an infinite output.
-// A weight e[j] below the smallest normal float is 0, as on a device that flushes subnormals (Vulkan allows it).
-// KERNELGEN_TERMS gives validation each output's terms (kernelgen/reference_types.hpp), as the catalog's
-// attention does (ops/attention/reference.cpp in kernelgen's repository):
-//   terms[i, h, d] = sum_j p[j] |v[j, h, d]| + sum_j p[j] S[j] |v[j, h, d] - o[i, h, d]|
-// with p[j] = e[j] / (sum of e) and S[j] = sum_d |q[i, h, d] k[j, h, d]| / sqrt(head_dim): the average's own
-// magnitude plus the softmax's sensitivity to rounding in its scores, large only where large scores nearly tie.
+// one division per output, at the end. The products of f16 values are exact in f32. Non-finite values follow
+// from these formulas: a NaN or +inf score (or a row whose scores are all -inf) makes that output row NaN; a -inf
+// score next to finite ones gets weight 0 (and 0 times an infinite or NaN value is NaN); an infinite value with a
+// positive weight gives an infinite output. A weight below 2^-24 is 0: a flash-attention kernel rounds its
+// weights to f16 for the tensor cores, where they vanish (such a weight times an infinite value is then NaN, not
+// inf), and a kernel that keeps them in f32 differs by at most 2^-24 of a value row, which the terms allow.
+// KERNELGEN_TERMS gives validation each output's terms (kernelgen/reference_types.hpp), in units of the rtol of
+// TOLERANCE in the decoder's CMakeLists.txt (6e-4), with p[j] = e[j] / (sum of e):
+//   terms[i, h, d] = sum_j p[j] |v[j, h, d]|                       the average's magnitude: the f16 weights
+//                                                                  (2^-11 of each, 4.9e-4) and f32 sums
+//                  + sum_j p[j] S[j] |v[j, h, d] - o[i, h, d]| / 60  the softmax's sensitivity to a score off by
+//                                                                  1e-5 of S[j] = sum_d |q k| / sqrt(head_dim)
+//                  + sum_{j: e[j] < 2^-14} 2^-24 |v[j, h, d]| / (sum of e) / 6e-4
+// the last for weights below f16's normal range, which round to within 2^-24 of themselves (or to 0).
 namespace {
 
-// The reference's outputs, or with `terms` the terms instead (above).
+constexpr float kRtol = 6e-4f;                // TOLERANCE's rtol
+constexpr float kScoreError = 1e-5f;          // of what a score adds up
+constexpr float kSmallestHalf = 0x1.0p-24f;   // f16's smallest subnormal
+constexpr float kSmallestNormalHalf = 0x1.0p-14f;
+
+using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using Row = Eigen::Matrix<float, 1, Eigen::Dynamic>;
+
+// Head h of a tokens x heads x head_dim f16 tensor, as a tokens x head_dim f32 matrix.
+Matrix head(const kernelgen::ConstTensorView& t, int64_t h) {
+  const int64_t tokens = t.dim(0), heads = t.dim(1), head_dim = t.dim(2);
+  using Halves = Eigen::Matrix<Eigen::half, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  return Eigen::Map<const Halves, 0, Eigen::OuterStride<>>(t.as<const Eigen::half>() + h * head_dim, tokens,
+                                                           head_dim, Eigen::OuterStride<>(heads * head_dim))
+      .cast<float>();
+}
+
+// The reference's outputs, or with `terms` the terms instead (above). A head's scores are one matrix product
+// (in Eigen's order of summation, which the tolerance allows any kernel), its rows' sums are added in key order.
 void attend(std::span<const kernelgen::ConstTensorView> inputs, std::span<const kernelgen::TensorView> outputs,
             bool terms) {
-  const auto& q = inputs[0];
-  const int64_t tokens = q.dim(0), heads = q.dim(1), head_dim = q.dim(2);
-  const float* qs = q.as<float>();
-  const float* ks = inputs[1].as<float>();
-  const float* vs = inputs[2].as<float>();
-  float* o = outputs[0].as<float>();
+  const int64_t tokens = inputs[0].dim(0), heads = inputs[0].dim(1), head_dim = inputs[0].dim(2);
+  float* out = outputs[0].as<float>();
   const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
-  std::vector<float> e(tokens), magnitude(tokens);
-  std::vector<float> sum(head_dim);
-  for (int64_t h = 0; h < heads; ++h)
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  std::vector<float> e(tokens);
+  for (int64_t h = 0; h < heads; ++h) {
+    const Matrix q = head(inputs[0], h), k = head(inputs[1], h), v = head(inputs[2], h);
+    const Matrix score = (q * k.transpose()) * scale;
+    const Matrix magnitude = terms ? Matrix((q.cwiseAbs() * k.cwiseAbs().transpose()) * scale) : Matrix();
     for (int64_t i = 0; i < tokens; ++i) {
-      const float* qi = qs + (i * heads + h) * head_dim;
-      float max = -std::numeric_limits<float>::infinity();
-      bool nan = false;
-      for (int64_t j = 0; j <= i; ++j) {
-        const float* kj = ks + (j * heads + h) * head_dim;
-        float dot = 0.0f, absolute = 0.0f;
-        for (int64_t d = 0; d < head_dim; ++d) {
-          dot += qi[d] * kj[d];
-          absolute += std::fabs(qi[d] * kj[d]);
-        }
-        e[j] = dot * scale;
-        magnitude[j] = absolute * scale;
-        nan = nan || std::isnan(e[j]);
-        max = std::max(max, e[j]);
-      }
-      if (nan) max = std::numeric_limits<float>::quiet_NaN();
+      const float max = score.row(i).head(i + 1).maxCoeff<Eigen::PropagateNaN>();
       float total = 0.0f;
-      std::fill(sum.begin(), sum.end(), 0.0f);
+      Row sum = Row::Zero(head_dim);
       for (int64_t j = 0; j <= i; ++j) {
-        e[j] = std::exp(e[j] - max);
-        if (e[j] < std::numeric_limits<float>::min()) e[j] = 0.0f;
+        e[j] = std::exp(score(i, j) - max);
+        if (e[j] < kSmallestHalf) e[j] = 0.0f;
         total += e[j];
-        const float* vj = vs + (j * heads + h) * head_dim;
-        for (int64_t d = 0; d < head_dim; ++d) sum[d] += e[j] * vj[d];
+        sum += e[j] * v.row(j);
       }
-      float* oi = o + (i * heads + h) * head_dim;
-      for (int64_t d = 0; d < head_dim; ++d) oi[d] = sum[d] / total;
+      Eigen::Map<Row> o(out + (i * heads + h) * head_dim, head_dim);
+      o = sum / total;
       if (!terms) continue;
-      // Each output's terms need only that output: they replace it in place.
-      for (int64_t d = 0; d < head_dim; ++d) {
-        float bound = 0.0f;
-        for (int64_t j = 0; j <= i; ++j) {
-          const float v = vs[(j * heads + h) * head_dim + d];
-          bound += e[j] / total * (std::fabs(v) + magnitude[j] * std::fabs(v - oi[d]));
-        }
-        oi[d] = bound;
+      // Each output row's terms need only that row: they replace it in place.
+      Row bound = Row::Zero(head_dim);
+      for (int64_t j = 0; j <= i; ++j) {
+        // A -inf score (an infinite key) is a weight of exactly 0 in every kernel: nothing to round, and its
+        // infinite S[j] must not make the terms 0 * inf.
+        if (score(i, j) == -kInf) continue;
+        const float p = e[j] / total;
+        bound += p * (v.row(j).cwiseAbs() + (kScoreError / kRtol) * magnitude(i, j) * (v.row(j) - o).cwiseAbs());
+        if (e[j] < kSmallestNormalHalf) bound += (kSmallestHalf / total / kRtol) * v.row(j).cwiseAbs();
       }
+      o = bound;
     }
+  }
 }
 
 }  // namespace
