@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The decoder block example (examples/decoder_block) on a GPU machine beside PyTorch: checks a prefill and a decode
-# step against the CPU reference (at the tiny configuration and at Llama's), then, twice in turn, times a prefill of 512 tokens and a decode step of 1 token
-# after 4096 with `decoder_block bench` (GPU timestamps per dispatch, host time per call) and with
-# benchmarks/gpu/decoder_block_torch.py (eager and torch.compile, f16, the same weights file). The JSON of every
-# run goes to <out>.
+# The decoder block example (examples/decoder_block) on a GPU machine beside PyTorch: checks a decode step at the
+# tiny configuration, and a prefill and a decode step at Llama's, against the CPU reference, then, twice in turn,
+# times a prefill of 512 tokens and a decode step of 1 token after 4096 with `decoder_block bench` (GPU timestamps
+# per dispatch, host time per call) and with benchmarks/gpu/decoder_block_torch.py (eager and torch.compile, f16,
+# the same weights file). The JSON of every run goes to <out>.
 # Usage: benchmarks/gpu/decoder_block_on_gpu.sh <decoder_block executable> <out dir>  (Vulkan set up beforehand)
 set -euo pipefail
 block=${1:?usage: $0 <decoder_block executable> <out dir>}

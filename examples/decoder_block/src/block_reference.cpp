@@ -11,7 +11,7 @@ namespace {
 constexpr double kUnit = 0x1.0p-24;     // f32's unit roundoff: a rounding moves a value by at most this, relatively
 constexpr double kExpUlp = 0x1.0p-23;   // an f32 ulp relative to its value, at most
 constexpr double kExpUlps = 3.0;        // Vulkan's exp: 3 + 2 |x| ulp (the SPIR-V precision table)
-constexpr double kHalfUnit = 0x1.0p-11;  // f16's unit roundoff
+constexpr double kHalfUnit = 0x1.0p-11;   // f16's unit roundoff
 constexpr double kSmallestHalf = 0x1.0p-24, kSmallestNormalHalf = 0x1.0p-14;
 
 // The spacing of f16 values around a magnitude a (subnormals: 2^-24); infinite past f16's range.

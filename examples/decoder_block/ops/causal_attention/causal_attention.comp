@@ -3,12 +3,11 @@
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 // Causal multi-head attention, the portable kernel, for any head_dim, on f16 q, k and v (widened to f32 as read,
-// exactly), o in f32: a workgroup of 64 invocations takes 16
-// queries q0..q0+15 of one head, so that each key and value row it reads serves all 16. Keys 0..q0+15 go by in
-// blocks of 64:
+// exactly), o in f32: a workgroup of 64 invocations takes 16 queries q0..q0+15 of one head, so that each key and
+// value row it reads serves all 16. Keys 0..q0+15 go by in blocks of 64:
 // - scores: invocation t scores key j0 + t against the 16 queries, dot products summed over the dims in order (the
-//   queries staged in shared memory 64 dims at a time), then times 1 / sqrt(head_dim) as the reference; a key
-//   after its query scores -inf;
+//   queries staged in shared memory 64 dims at a time), then times 1 / sqrt(head_dim); a key after its query
+//   scores -inf;
 // - softmax: invocation r < 16 takes row r's block max and, in key order, its sum of exp(s - new max), and the
 //   factor exp(old max - new max) that rescales the row's running sum and output;
 // - output: invocation t owns dims t, t + 64, ... of the 16 rows, kept in o itself (which this workgroup alone
@@ -69,7 +68,9 @@ void main() {
       float sum = 0.0;
       for (uint jj = 0u; jj < B; ++jj) {
         float p = exp(weight[t][jj] - mn);
-        p = p < 5.9604644775390625e-08 ? 0.0 : p;  // as the reference: 0 below f16's smallest value, 2^-24
+        // 0 below f16's smallest value, 2^-24, as the reference, but against the running max: a weight that the
+        // row's final max takes below 2^-24 may stay, within the 2^-24 its terms allow.
+        p = p < 5.9604644775390625e-08 ? 0.0 : p;
         weight[t][jj] = p;
         sum += p;
       }

@@ -82,9 +82,9 @@ float staged_q(uint r, uint dd) { return uintBitsToFloat(Ks[(r * NT + dd) >> 2][
 void set_staged_q(uint r, uint dd, float x) { Ks[(r * NT + dd) >> 2][dd & 3u] = floatBitsToUint(x); }
 
 // Any head_dim but 128: the portable kernel's algorithm (ops/causal_attention/causal_attention.comp), 16 of the
-// workgroup's queries at a time, keys in blocks of 128. Invocation t scores key
-// j0 + t against the 16 queries (staged 128 dims at a time); invocation r < 16 takes row r's softmax (rowval[0], [1] and [2]: its running
-// max, sum and rescale factor); invocation t owns dims t, t + 128, ... of the 16 output rows, kept in o itself.
+// workgroup's queries at a time, keys in blocks of 128. Invocation t scores key j0 + t against the 16 queries
+// (staged 128 dims at a time); invocation r < 16 takes row r's softmax (rowval[0], [1] and [2]: its running max,
+// sum and rescale factor); invocation t owns dims t, t + 128, ... of the 16 output rows, kept in o itself.
 void plain(uint q0w, uint h) {
   uint T = dims.tokens, H = dims.heads, hd = dims.head_dim, t = gl_LocalInvocationID.x;
   float scale = 1.0 / sqrt(float(hd));

@@ -17,17 +17,25 @@
 // one division per output, at the end. The products of f16 values are exact in f32. Non-finite values follow
 // from these formulas: a NaN or +inf score (or a row whose scores are all -inf) makes that output row NaN; a -inf
 // score next to finite ones gets weight 0 (and 0 times an infinite or NaN value is NaN); an infinite value with a
-// positive weight gives an infinite output. A weight below 2^-24 is 0: a flash-attention kernel rounds its
-// weights to f16 for the tensor cores, where they vanish (such a weight times an infinite value is then NaN, not
-// inf), and a kernel that keeps them in f32 differs by at most 2^-24 of a value row, which the terms allow.
+// positive weight gives an infinite output. A weight below 2^-24 is 0 here. A kernel may differ from that by up to
+// 2^-24 of the weight (relative to the row's sum): one that rounds its weights to f16 for the tensor cores keeps
+// those in [2^-25, 2^-24) as 2^-24, and one that flushes them against a running max rather than the row's keeps
+// some; the terms below allow it.
 // KERNELGEN_TERMS gives validation each output's terms (kernelgen/reference_types.hpp), in units of the rtol of
 // TOLERANCE in the decoder's CMakeLists.txt (6e-4), with p[j] = e[j] / (sum of e):
-//   terms[i, h, d] = sum_j p[j] |v[j, h, d]|                       the average's magnitude: the f16 weights
-//                                                                  (2^-11 of each, 4.9e-4) and f32 sums
-//                  + sum_j p[j] S[j] |v[j, h, d] - o[i, h, d]| / 60  the softmax's sensitivity to a score off by
-//                                                                  1e-5 of S[j] = sum_d |q k| / sqrt(head_dim)
+//   terms[i, h, d] = sum_j p[j] |v[j, h, d]|                  the average's magnitude: each weight rounded to
+//                                                             f16 (2^-11 of itself, 4.9e-4) and the f32 sums
+//                  + sum_j change[j] |v[j, h, d] - o[i, h, d]| / 6e-4
 //                  + sum_{j: e[j] < 2^-14} 2^-24 |v[j, h, d]| / (sum of e) / 6e-4
-// the last for weights below f16's normal range, which round to within 2^-24 of themselves (or to 0).
+// The second part is how far the scores' own rounding may move the output, as in the catalog's attention_f16
+// (ops/attention_f16/reference.cpp in kernelgen's repository): a score is a dot product summed in f32 in another
+// order than the reference's (a matrix product here), so it may be off by up to about 1e-5 of what it adds up,
+// S[j] = sum_d |q k| / sqrt(head_dim). Two scores each off by delta move a weight by at most
+//   change[j] = min(1, p[j] (exp(2 delta) - 1))   (about 2 delta p[j] for small delta),
+// in the exact form where scores are huge and 2 delta is not small: there a key far below the max in weight, but
+// within 2 delta of it in score, may take the weight from it in any kernel. The third part is for weights below
+// f16's normal range, which round to within 2^-24 of themselves (or to 0). A -inf score (an infinite key) is a
+// weight of exactly 0 in every kernel and adds nothing.
 namespace {
 
 constexpr float kRtol = 6e-4f;                // TOLERANCE's rtol
@@ -76,12 +84,16 @@ void attend(std::span<const kernelgen::ConstTensorView> inputs, std::span<const 
       // Each output row's terms need only that row: they replace it in place.
       Row bound = Row::Zero(head_dim);
       for (int64_t j = 0; j <= i; ++j) {
-        // A -inf score (an infinite key) is a weight of exactly 0 in every kernel: nothing to round, and its
-        // infinite S[j] must not make the terms 0 * inf.
         if (score(i, j) == -kInf) continue;
         const float p = e[j] / total;
-        bound += p * (v.row(j).cwiseAbs() + (kScoreError / kRtol) * magnitude(i, j) * (v.row(j) - o).cwiseAbs());
+        bound += p * v.row(j).cwiseAbs();
         if (e[j] < kSmallestNormalHalf) bound += (kSmallestHalf / total / kRtol) * v.row(j).cwiseAbs();
+        const float twice_delta = 2.0f * kScoreError * magnitude(i, j);
+        if (!std::isfinite(twice_delta)) continue;  // an infinite input: the reference's score is exact
+        const float change = twice_delta < 1.0f
+                                 ? p * std::expm1(twice_delta)
+                                 : std::min(1.0f, std::exp(std::min(0.0f, score(i, j) - max + twice_delta)) / total);
+        if (change > 0.0f) bound += (change / kRtol) * (v.row(j) - o).cwiseAbs();
       }
       o = bound;
     }

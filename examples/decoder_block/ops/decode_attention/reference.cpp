@@ -12,10 +12,12 @@
 //   s[j]    = (q[t, h, :] . float(k_cache[j, h, :])) * (1 / sqrt(head_dim))   the dot product in float
 //   e[j]    = exp(s[j] - max over j' <= p of s[j'])
 //   o[t, h] = (sum over j <= p of e[j] * float(v_cache[j, h, :])) / (sum over j <= p of e[j])
-// one division per output, at the end. Non-finite values follow from these formulas, as in causal_attention.
-// As there, a weight below the smallest normal float is 0, and KERNELGEN_TERMS gives validation each output's
-// terms: sum_j p[j] |v[j, h, d]| + sum_j p[j] S[j] |v[j, h, d] - o[t, h, d]|, S[j] what score j's dot product
-// adds up (times the scale).
+// one division per output, at the end. Non-finite values follow from these formulas: a NaN or +inf score (or a
+// row whose scores are all -inf) makes that output row NaN; a -inf score next to finite ones gets weight 0 (and 0
+// times an infinite or NaN value is NaN); an infinite value with a positive weight gives an infinite output. A
+// weight below the smallest normal float is 0, as on a device that flushes subnormals (Vulkan allows it).
+// KERNELGEN_TERMS gives validation each output's terms: sum_j p[j] |v[j, h, d]| + sum_j p[j] S[j] |v[j, h, d] -
+// o[t, h, d]|, S[j] what score j's dot product adds up (times the scale).
 namespace {
 
 // The reference's outputs, or with `terms` the terms instead (above).
