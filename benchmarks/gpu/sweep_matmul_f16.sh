@@ -1,50 +1,5 @@
 #!/usr/bin/env bash
-# On a GPU machine: what limits matmul_f16's coopmat variant. The cooperative-matrix multiply-adds alone
-# (bench_kernelgen_coopmat_ceiling), torch's f16 matmul at 4096^3 (f32 accumulation), then every variant that
-# benchmarks/gpu/matmul_f16_sweep.py writes, each validated on the GPU and timed at BENCH_DIMS with the driver's
-# pipeline statistics (registers, shared memory) and the SM clock and power after it. Run from the source tree,
-# with the Vulkan loader installed (the device machine's recipe) and the kit that benchmarks/gpu/pack_kit.sh
-# packed from a build that built bench_kernelgen_coopmat_ceiling.
+# On a GPU machine: matmul_f16's sweep (benchmarks/gpu/sweep_gemm.sh with the op matmul_f16; the checked-in
+# variant is `checked_in` among benchmarks/gpu/matmul_f16_sweep.py's).
 # Usage: benchmarks/gpu/sweep_matmul_f16.sh <kit.tar.xz> [variant ...]   (the variants named, else all)
-set -u
-kit_file=${1:?usage: $0 <kit.tar.xz> [variant ...]}
-shift
-source "$(dirname "$0")/unpack_kit.sh" "$kit_file"
-# The GPU alone, without the layer: these are timings.
-export VK_DRIVER_FILES=$nvidia_icd VK_ICD_FILENAMES=$nvidia_icd VK_LAYER_PATH=/nonexistent
-export KERNELGEN_VALIDATION_DEVICES=gpu
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
-echo "== the multiply-adds alone"
-"$kit/bin/bench_kernelgen_coopmat_ceiling" 2>&1 | grep -E "^BM_"
-echo "== torch.mm f16 4096^3, f32 accumulation"
-python3 - <<'PY'
-import torch
-torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
-a = torch.randn(4096, 4096, device="cuda", dtype=torch.float16)
-b = torch.randn_like(a)
-for _ in range(20):
-    torch.mm(a, b)
-times = []
-for _ in range(31):
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record(); torch.mm(a, b); end.record(); torch.cuda.synchronize()
-    times.append(start.elapsed_time(end) * 1000)
-median = sorted(times)[len(times) // 2]
-print(f"torch.mm: median {median:.1f} us, {2 * 4096**3 / median / 1e6:.1f} TFLOP/s")
-PY
-echo "== the variants: status, median, TFLOP/s, pipeline statistics; SM clock, power, temperature, throttle reasons"
-variants=$(mktemp -d)
-python3 benchmarks/gpu/matmul_f16_sweep.py "$variants" > /dev/null
-spec=$kit/kernelgen/matmul_f16/spec.json
-if (($#)); then names=("$@"); else names=($(cd "$variants" && ls *.comp | sed 's/\.comp$//') checked_in); fi
-for name in "${names[@]}"; do
-  kernel=$variants/$name.comp
-  timeout 150 "$kit/bin/kernelgen" validate --spec "$spec" --kernel "$kernel" --time 31 --json 2>/dev/null |
-    python3 -c "
-import json, sys
-v = json.load(sys.stdin); t = v.get('timing') or {}
-print(sys.argv[1], v['status'], round((t.get('median_ns') or 0) / 1e3, 1), 'us',
-      round((t.get('gflops') or 0) / 1e3, 1), 'TFLOP/s;', ', '.join(p['name'] + ' ' + p['value'] for p in t.get('pipeline', [])),
-      v.get('reason', '')[:200])" "$(basename "$kernel" .comp)" || echo "$(basename "$kernel"): no verdict"
-  nvidia-smi --query-gpu=clocks.sm,power.draw,temperature.gpu,clocks_throttle_reasons.active --format=csv,noheader
-done
+exec "$(dirname "$0")/sweep_gemm.sh" "${1:?usage: $0 <kit.tar.xz> [variant ...]}" matmul_f16 "${@:2}"
