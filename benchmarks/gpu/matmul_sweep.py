@@ -19,7 +19,6 @@ VARIANTS = {
     "source": (128, 128, 32, 2, 4, 8, 0),
     "ln16": (128, 128, 32, 2, 4, 16, 0),
     "sg4x2": (128, 128, 32, 4, 2, 8, 0),
-    "k16": (128, 128, 16, 2, 4, 8, 0),
     "grouped8": (128, 128, 32, 2, 4, 8, 8),
     "n64_4sg": (128, 64, 32, 2, 2, 8, 0),
     "m64_4sg": (64, 128, 32, 2, 2, 8, 0),
@@ -36,10 +35,12 @@ GROUPED = """  // Workgroups in groups of {group} tile rows, column by column wi
 
 def variant(source, bm, bn, bk, sg_rows, sg_cols, ln, group):
     threads = sg_rows * sg_cols * 32
-    # hi and lo of a's and b's slices, the subgroups' staging for edge stores, the flag.
-    shared = 2 * (bm * (bk // 8 + 1) + bk * (bn // 8 + 1)) * 16 + (threads // 32) * 16 * ln * 4 + 4
+    # hi and lo of a's and b's slices, the subgroups' staging for stores, largest[2] and refit[2].
+    shared = 2 * (bm * (bk // 8 + 1) + bk * (bn // 8 + 1)) * 16 + (threads // 32) * 16 * ln * 4 + 16
     if shared > 48 * 1024:
         raise ValueError(f"{shared} bytes of shared memory")
+    if bk < 24:
+        raise ValueError("the exact path stages 16 of k as floats in the hi buffers: BK must be at least 24")
     if (bm * bk // 8) % threads or (bk * bn // 8) % threads:
         raise ValueError("pieces do not divide among the invocations")
     replace = [

@@ -2,29 +2,45 @@
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #extension GL_EXT_control_flow_attributes : require
 // c[m x n] = a[m x k] * b[k x n] in f32, row-major, on tensor cores (GL_NV_cooperative_matrix): the variant for
-// devices with VK_NV_cooperative_matrix, whose products take f16 operands into f32 accumulators. Each f32 value x
-// is split into two f16 values as it is staged: hi, x rounded to 11 significant bits (in f32, on its bits; 0 where
-// |x| < 2^-14, below f16's normal range), and lo = f16((x - hi) * 1024), the rest of x (exact in f32, at most
-// 2^-11 |x|) scaled up into f16's normal range. So x = hi + lo / 1024 to about 2^-22 |x|, or to 2^-24 where lo
-// falls below f16's normal range on a device that flushes f16 subnormals; no conversion there and back is left
-// for a compiler to fold away (the first version, lo = f16((x - f32(f16(x))) * 2048), failed on the H100 with
-// errors of hi alone). Three products per fragment pair, in two accumulators:
-//   c = hi_a hi_b + (hi_a lo_b + lo_a hi_b) / 1024
-// (lo_a lo_b, at most 2^-22 of a product, is left out): the emulation of f32 by f16 parts that CUTLASS's 3xTF32
-// GEMMs make with TF32 parts. A tile whose values of a or b are not all finite and at most 65504 in magnitude
-// (f16's largest) is computed element by element in f32 instead, from the tensors.
+// devices with VK_NV_cooperative_matrix, whose products take f16 operands into f32 accumulators. f32 is emulated by
+// f16 parts, as CUTLASS's 3xTF32 GEMMs emulate it by TF32 parts. Each slice of a and b that a workgroup stages is
+// first scaled by a power of two, one for a's slices and one for b's, that leaves every magnitude below 2^15 (the
+// first slice's largest in [2^14, 2^15)); each scaled value x is then split into two f16 values: hi, x rounded to 11
+// significant bits (in f32, on its bits; 0 where |x| < 2^-14, below f16's normal range), and lo = f16(x - hi), the
+// rest of x (exact in f32, at most 2^-11 |x|). So x = hi + lo to about 2^-22 |x| where lo is a normal f16, and to
+// 2^-25 absolute (2^-40 of the slice's largest) below, where lo is subnormal (2^-14, 2^-29 of the slice's largest,
+// on a device that flushes f16 subnormals). hi is cut on the bits, so that no conversion there and back is left for
+// a compiler to fold away (the first version, lo = f16(x - f32(f16(x))), failed on the H100 with errors of hi
+// alone). Three products per fragment pair, each slice's summed from zero on the tensor cores, the slices' sums then
+// added in f32:
+//   c = sum over slices of (hi_a hi_b + hi_a lo_b + lo_a hi_b) / (2^s_a 2^s_b)
+// (lo_a lo_b, at most 2^-22 of a product, is left out). The tensor cores' f32 sums lose more than f32's rounding to
+// nearest: summed there over all of k, the ramp case at the validated sizes erred by up to 9.9e5 (the f32 kernel by
+// 1.8e3), an error that grows with k for products of one sign and could exceed matmul's 1e-4 of the terms at k =
+// 4096. The first slice's scales come from its largest magnitudes (each invocation's, then subgroupMax, then
+// atomicMax in shared memory); the scales only ever go down along k, and a slice of smaller values keeps the larger
+// scales. While splitting a slice each invocation checks that its values fit the current scales; where one does not
+// (larger values than before, or an infinity or NaN), the workgroup takes that slice's largest magnitudes as for the
+// first, scales the sums so far down by the difference (exactly), and splits the slice again. A tile whose a or b
+// holds an infinity or NaN is computed in f32 instead, 16 of k at a time through shared memory, 8x8 results per
+// invocation.
 //
 // A workgroup of 8 subgroups of 32 computes a 128x128 tile of c, each subgroup 64x32 of it as 4x4 pairs of 16x8
-// accumulators (16x8x16 products). k advances 32 at a time through four shared buffers (hi and lo of a 128x32
-// slice of a and of a 32x128 slice of b, rows skewed by 16 bytes): each invocation loads its 32 floats of the
-// next slices into registers before the subgroups multiply the current ones, then splits and stores them between
-// two barriers. Tiles wholly inside c, with k a multiple of 32 and n of 8, load 16 bytes at a time and store
-// straight from the accumulators; elsewhere loads go element by element through a second view of each input
-// (zero past the edges) and each result goes through shared memory to guarded stores.
+// accumulators (16x8x16 products). k advances 32 at a time through four shared buffers (hi and lo of a 128x32 slice
+// of a and of a 32x128 slice of b, rows skewed by 16 bytes): each invocation loads its 32 floats of the next slices
+// into registers before the subgroups multiply the current ones, then splits and stores them between two barriers
+// (splitting them into registers during the products instead, after the first 16 of k, took 255 registers and ran
+// 3230 us, against 3018 us). Each 8 values of a row inside the tensor, where k (for a) or n (for b) is a multiple of
+// 4, load as two 16-byte words; elsewhere loads go element by element through a second view of each input (zero past
+// the edges). (Decided by piece, not by tile, so that matmul's DIMS take both ways: k = 100 is a multiple of 4.)
+// Each 16x8 result goes through shared memory to guarded stores: a version that stored the results inside c straight
+// from the accumulators ran 9766 us at 4096^3 on the H100, where matmul_bias_gelu's variant, the same kernel with
+// every result through shared memory, ran 3018 us.
 // kernelgen: dispatch (n + 127) / 128 (m + 127) / 128 1
 layout(local_size_x = 256) in;
 layout(push_constant) uniform Dims { uint m; uint k; uint n; } dims;
@@ -43,20 +59,21 @@ const uint CR = WM / LM, CC = WN / LN;            // its accumulator pairs
 const uint AS = BK / 8u + 1u, BS = BN / 8u + 1u;  // row strides in uvec4 (8 halves), one uvec4 of skew
 const uint AQ = BK / 8u, BQ = BN / 8u;            // pieces of 8 values in a row of a slice
 const uint A_PIECES = BM * AQ / NT, B_PIECES = BK * BQ / NT;
-const float LO_SCALE = 1024.0;
+const uint NONFINITE = 0x7f800000u;  // the bits of +inf: |x|'s bits reach it only for an infinity or NaN
 shared uvec4 Ahi[BM * AS], Alo[BM * AS];  // Ahi[r * AS + q]: halves 8q..8q+7 of row r of the slice of a
 shared uvec4 Bhi[BK * BS], Blo[BK * BS];  // Bhi[kk * BS + q]: halves 8q..8q+7 of row kk of the slice of b
 shared float stage[NT / 32u][LM * LN];
-shared uint exact_only;  // set once a value of the tile's a or b could not be split
+shared uint largest[2];    // the bits of a slice's largest |x| in a ([0]) and in b ([1])
+shared uint refit[2];      // set where a value of the slice of even ([0]) or odd ([1]) number did not fit its scale
 
 uint M, K, N, row0, col0;
-bool fast;
+bool a_words, b_words;  // whether a's and b's rows start on 16 bytes (k, n multiples of 4)
 
 // Eight floats of a starting at (row0 + r, k0 + q * 8), zero past the edges, as two vec4.
 void load_a(uint r, uint k0, uint q, out vec4 v0, out vec4 v1) {
   r += row0;
   uint kk = k0 + q * 8u;
-  if (fast) {
+  if (a_words && r < M && kk + 8u <= K) {
     uint e = (r * K + kk) / 4u;
     v0 = a4[e];
     v1 = a4[e + 1u];
@@ -71,7 +88,7 @@ void load_a(uint r, uint k0, uint q, out vec4 v0, out vec4 v1) {
 // Eight floats of b starting at (kk, col0 + q * 8), zero past the edges, as two vec4.
 void load_b(uint kk, uint q, out vec4 v0, out vec4 v1) {
   uint col = col0 + q * 8u;
-  if (fast) {
+  if (b_words && kk < K && col + 8u <= N) {
     uint e = (kk * N + col) / 4u;
     v0 = b4[e];
     v1 = b4[e + 1u];
@@ -83,100 +100,179 @@ void load_b(uint kk, uint q, out vec4 v0, out vec4 v1) {
   v1 = vec4(v[4], v[5], v[6], v[7]);
 }
 
-// Whether each of eight values is finite and at most f16's largest in magnitude (false for NaN).
-bool splittable(vec4 v0, vec4 v1) {
-  return all(lessThanEqual(max(abs(v0), abs(v1)), vec4(65504.0)));
+// The largest |x| of four values as bits (an unsigned order of magnitudes; NaN's above every other).
+uint largest_bits(vec4 v) {
+  uvec4 u = floatBitsToUint(abs(v));
+  return max(max(u.x, u.y), max(u.z, u.w));
 }
 
-// x rounded to 11 significant bits (half an ulp up in magnitude, then cut), exact in f16 for |x| <= 65504; 0 below
+// The largest magnitudes of this invocation's values of a slice of a and b, into largest[] (cleared before).
+void take_largest(vec4 ra[2u * A_PIECES], vec4 rb[2u * B_PIECES]) {
+  uint la = 0u, lb = 0u;
+  [[unroll]] for (uint i = 0u; i < 2u * A_PIECES; ++i) la = max(la, largest_bits(ra[i]));
+  [[unroll]] for (uint i = 0u; i < 2u * B_PIECES; ++i) lb = max(lb, largest_bits(rb[i]));
+  la = subgroupMax(la);
+  lb = subgroupMax(lb);
+  if (subgroupElect()) {
+    atomicMax(largest[0], la);
+    atomicMax(largest[1], lb);
+  }
+}
+
+// The power of two that brings a slice whose largest |x| has these bits into [2^14, 2^15), at most 2^126 (a slice
+// of zeros and subnormals below 2^-112 stays below).
+int scale_for(uint bits) { return min(141 - int(bits >> 23u), 126); }
+
+// 2^e for e in [-126, 127].
+float power_of_two(int e) { return uintBitsToFloat(uint(e + 127) << 23u); }
+
+// x rounded to 11 significant bits (half an ulp up in magnitude, then cut), exact in f16 for |x| < 2^15; 0 below
 // f16's normal range.
 vec4 high_part(vec4 v) {
   vec4 cut = uintBitsToFloat((floatBitsToUint(v) + uvec4(0x1000u)) & uvec4(0xffffe000u));
   return mix(cut, vec4(0.0), lessThan(abs(v), vec4(6.103515625e-05)));
 }
 
-// Eight values as the 16 bytes of their hi parts and the 16 bytes of their lo parts.
-void split(vec4 v0, vec4 v1, out uvec4 hi, out uvec4 lo) {
+// Eight values times `scale` as the 16 bytes of their hi parts and the 16 bytes of their lo parts; whether every
+// scaled value is below 2^15 (false for an infinity or NaN, and where scaling overflowed).
+bool split(vec4 v0, vec4 v1, float scale, out uvec4 hi, out uvec4 lo) {
+  v0 *= scale;
+  v1 *= scale;
   vec4 c0 = high_part(v0), c1 = high_part(v1);
   f16vec4 h0 = f16vec4(c0), h1 = f16vec4(c1);
-  f16vec4 l0 = f16vec4((v0 - c0) * LO_SCALE), l1 = f16vec4((v1 - c1) * LO_SCALE);
+  f16vec4 l0 = f16vec4(v0 - c0), l1 = f16vec4(v1 - c1);
   hi = uvec4(packFloat2x16(h0.xy), packFloat2x16(h0.zw), packFloat2x16(h1.xy), packFloat2x16(h1.zw));
   lo = uvec4(packFloat2x16(l0.xy), packFloat2x16(l0.zw), packFloat2x16(l1.xy), packFloat2x16(l1.zw));
+  return all(lessThan(max(abs(v0), abs(v1)), vec4(32768.0)));
 }
 
-// The slice's values this invocation loaded, split into the shared buffers; a value that cannot be split marks
-// the tile for the exact path.
-void store_slice(vec4 ra[2u * A_PIECES], vec4 rb[2u * B_PIECES]) {
+// The slice's values this invocation loaded, scaled by 2^sa (a) and 2^sb (b), split into hi and lo parts, 8 to a
+// uvec4; whether all of them fit.
+struct Split {
+  uvec4 ahi[A_PIECES], alo[A_PIECES], bhi[B_PIECES], blo[B_PIECES];
+};
+bool split_slice(vec4 ra[2u * A_PIECES], vec4 rb[2u * B_PIECES], int sa, int sb, out Split parts) {
+  float scale_a = power_of_two(sa), scale_b = power_of_two(sb);
+  bool fits = true;
+  [[unroll]] for (uint l = 0u; l < A_PIECES; ++l)
+    fits = split(ra[2u * l], ra[2u * l + 1u], scale_a, parts.ahi[l], parts.alo[l]) && fits;
+  [[unroll]] for (uint l = 0u; l < B_PIECES; ++l)
+    fits = split(rb[2u * l], rb[2u * l + 1u], scale_b, parts.bhi[l], parts.blo[l]) && fits;
+  return fits;
+}
+
+// The split values into the shared buffers.
+void store_split(Split parts) {
   uint t = gl_LocalInvocationID.x;
-  bool ok = true;
+  [[unroll]] for (uint l = 0u; l < A_PIECES; ++l) {
+    uint p = t + l * NT, at = (p / AQ) * AS + p % AQ;
+    Ahi[at] = parts.ahi[l];
+    Alo[at] = parts.alo[l];
+  }
+  [[unroll]] for (uint l = 0u; l < B_PIECES; ++l) {
+    uint p = t + l * NT, at = (p / BQ) * BS + p % BQ;
+    Bhi[at] = parts.bhi[l];
+    Blo[at] = parts.blo[l];
+  }
+}
+
+// This invocation's pieces of the slice of a and b at k0, into registers.
+void load_slice(uint k0, out vec4 ra[2u * A_PIECES], out vec4 rb[2u * B_PIECES]) {
+  uint t = gl_LocalInvocationID.x;
   [[unroll]] for (uint l = 0u; l < A_PIECES; ++l) {
     uint p = t + l * NT;
-    ok = ok && splittable(ra[2u * l], ra[2u * l + 1u]);
-    split(ra[2u * l], ra[2u * l + 1u], Ahi[(p / AQ) * AS + p % AQ], Alo[(p / AQ) * AS + p % AQ]);
+    load_a(p / AQ, k0, p % AQ, ra[2u * l], ra[2u * l + 1u]);
   }
   [[unroll]] for (uint l = 0u; l < B_PIECES; ++l) {
     uint p = t + l * NT;
-    ok = ok && splittable(rb[2u * l], rb[2u * l + 1u]);
-    split(rb[2u * l], rb[2u * l + 1u], Bhi[(p / BQ) * BS + p % BQ], Blo[(p / BQ) * BS + p % BQ]);
+    load_b(k0 + p / BQ, p % BQ, rb[2u * l], rb[2u * l + 1u]);
   }
-  if (!ok) exact_only = 1u;
 }
 
-// The tile element by element in f32, for values that cannot be split (non-finite, or beyond f16's range).
+// The slice's largest magnitudes, taken by the whole workgroup: every invocation returns the same two bits.
+uvec2 slice_largest(vec4 ra[2u * A_PIECES], vec4 rb[2u * B_PIECES]) {
+  if (gl_LocalInvocationID.x < 2u) largest[gl_LocalInvocationID.x] = 0u;
+  barrier();
+  take_largest(ra, rb);
+  barrier();
+  uvec2 bits = uvec2(largest[0], largest[1]);
+  barrier();  // read by every invocation before the next clear
+  return bits;
+}
+
+// The tile in f32 through shared memory (a's and b's slices of 16 as float bits in Ahi and Bhi), for a tile whose
+// a or b holds an infinity or NaN: 8x8 results per invocation, each a sum of products in order of k.
+const uint EK = 16u, EA = BM * EK / 8u / NT, EB = EK * BN / 8u / NT, EQ = BN / 8u;
 void exact_tile() {
-  for (uint e = gl_LocalInvocationID.x; e < BM * BN; e += NT) {
-    uint r = row0 + e / BN, col = col0 + e % BN;
-    if (r >= M || col >= N) continue;
-    float sum = 0.0;
-    for (uint kk = 0u; kk < K; ++kk) sum += a[r * K + kk] * b[kk * N + col];
-    c[r * N + col] = sum;
+  uint t = gl_LocalInvocationID.x, tr = t / EQ, tc = t % EQ;
+  float sums[8][8];
+  [[unroll]] for (uint i = 0u; i < 8u; ++i)
+    [[unroll]] for (uint j = 0u; j < 8u; ++j) sums[i][j] = 0.0;
+  for (uint k0 = 0u; k0 < K; k0 += EK) {
+    barrier();  // every invocation is done with the shared buffers
+    [[unroll]] for (uint l = 0u; l < EA; ++l) {
+      uint p = t + l * NT, r = p / 2u, q = p % 2u;
+      vec4 v0, v1;
+      load_a(r, k0, q, v0, v1);
+      Ahi[r * 4u + 2u * q] = floatBitsToUint(v0);
+      Ahi[r * 4u + 2u * q + 1u] = floatBitsToUint(v1);
+    }
+    [[unroll]] for (uint l = 0u; l < EB; ++l) {
+      uint p = t + l * NT, kk = p / EQ, q = p % EQ;
+      vec4 v0, v1;
+      load_b(k0 + kk, q, v0, v1);
+      Bhi[kk * 2u * EQ + 2u * q] = floatBitsToUint(v0);
+      Bhi[kk * 2u * EQ + 2u * q + 1u] = floatBitsToUint(v1);
+    }
+    barrier();
+    for (uint kk = 0u; kk < EK; ++kk) {
+      float av[8], bv[8];
+      [[unroll]] for (uint i = 0u; i < 8u; ++i) av[i] = uintBitsToFloat(Ahi[(tr * 8u + i) * 4u + kk / 4u][kk % 4u]);
+      [[unroll]] for (uint j = 0u; j < 8u; ++j) bv[j] = uintBitsToFloat(Bhi[kk * 2u * EQ + 2u * tc + j / 4u][j % 4u]);
+      [[unroll]] for (uint i = 0u; i < 8u; ++i)
+        [[unroll]] for (uint j = 0u; j < 8u; ++j) sums[i][j] += av[i] * bv[j];
+    }
   }
+  [[unroll]] for (uint i = 0u; i < 8u; ++i)
+    [[unroll]] for (uint j = 0u; j < 8u; ++j) {
+      uint r = row0 + tr * 8u + i, col = col0 + tc * 8u + j;
+      if (r < M && col < N) c[r * N + col] = sums[i][j];
+    }
 }
 
 void main() {
   M = dims.m; K = dims.k; N = dims.n;
   row0 = gl_WorkGroupID.y * BM;
   col0 = gl_WorkGroupID.x * BN;
-  fast = (K % BK) == 0u && (N % 8u) == 0u && row0 + BM <= M && col0 + BN <= N;
+  a_words = K % 4u == 0u;
+  b_words = N % 4u == 0u;
   uint t = gl_LocalInvocationID.x, sg = t / 32u, lane = t % 32u;
   uint sr = sg / SG_COLS, sc = sg % SG_COLS;
-  if (t == 0u) exact_only = 0u;
+  if (t < 2u) refit[t] = 0u;
 
-  // hh: hi_a hi_b; cross: hi_a lo_b + lo_a hi_b, in units of 1/1024.
-  fcoopmatNV<32, gl_ScopeSubgroup, LM, LN> hh[CR][CC], cross[CR][CC];
+  // total: the sums over the slices so far, added in f32; part: one slice's on the tensor cores. Both scaled by
+  // 2^sa 2^sb.
+  fcoopmatNV<32, gl_ScopeSubgroup, LM, LN> total[CR][CC], part[CR][CC];
   [[unroll]] for (uint i = 0u; i < CR; ++i)
-    [[unroll]] for (uint j = 0u; j < CC; ++j) {
-      hh[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, LM, LN>(0.0);
-      cross[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, LM, LN>(0.0);
-    }
+    [[unroll]] for (uint j = 0u; j < CC; ++j) total[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, LM, LN>(0.0);
 
   vec4 ra[2u * A_PIECES], rb[2u * B_PIECES];
-  [[unroll]] for (uint l = 0u; l < A_PIECES; ++l) {
-    uint p = t + l * NT;
-    load_a(p / AQ, 0u, p % AQ, ra[2u * l], ra[2u * l + 1u]);
-  }
-  [[unroll]] for (uint l = 0u; l < B_PIECES; ++l) {
-    uint p = t + l * NT;
-    load_b(p / BQ, p % BQ, rb[2u * l], rb[2u * l + 1u]);
-  }
-  barrier();  // exact_only is 0 before any invocation may set it
-  store_slice(ra, rb);
+  Split parts;
+  load_slice(0u, ra, rb);
+  uvec2 bits = slice_largest(ra, rb);
+  bool exact = any(greaterThanEqual(bits, uvec2(NONFINITE)));
+  int sa = scale_for(bits.x), sb = scale_for(bits.y);
+  split_slice(ra, rb, sa, sb, parts);
+  store_split(parts);
   barrier();
 
-  // exact_only is read after a barrier that follows every store to it of the slice just staged, and before
-  // the next slice's stores, which come after the next barrier: every invocation reads the same value.
-  for (uint k0 = 0u; k0 < K && exact_only == 0u; k0 += BK) {
-    bool more = k0 + BK < K;
-    if (more) {
-      [[unroll]] for (uint l = 0u; l < A_PIECES; ++l) {
-        uint p = t + l * NT;
-        load_a(p / AQ, k0 + BK, p % AQ, ra[2u * l], ra[2u * l + 1u]);
-      }
-      [[unroll]] for (uint l = 0u; l < B_PIECES; ++l) {
-        uint p = t + l * NT;
-        load_b(k0 + BK + p / BQ, p % BQ, rb[2u * l], rb[2u * l + 1u]);
-      }
-    }
+  uint slice = 0u;
+  for (uint k0 = 0u; k0 < K && !exact; k0 += BK, ++slice) {
+    bool more = k0 + BK < K, fits = true;
+    uint next = (slice + 1u) % 2u;
+    if (more) load_slice(k0 + BK, ra, rb);
+    [[unroll]] for (uint i = 0u; i < CR; ++i)
+      [[unroll]] for (uint j = 0u; j < CC; ++j) part[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, LM, LN>(0.0);
     [[unroll]] for (uint kk = 0u; kk < BK; kk += LK) {
       fcoopmatNV<16, gl_ScopeSubgroup, LM, LK> ah[CR], al[CR];
       [[unroll]] for (uint i = 0u; i < CR; ++i) {
@@ -190,36 +286,68 @@ void main() {
         coopMatLoadNV(bh, Bhi, at, BS, false);
         coopMatLoadNV(bl, Blo, at, BS, false);
         [[unroll]] for (uint i = 0u; i < CR; ++i) {
-          hh[i][j] = coopMatMulAddNV(ah[i], bh, hh[i][j]);
-          cross[i][j] = coopMatMulAddNV(ah[i], bl, cross[i][j]);
-          cross[i][j] = coopMatMulAddNV(al[i], bh, cross[i][j]);
+          part[i][j] = coopMatMulAddNV(al[i], bh, part[i][j]);
+          part[i][j] = coopMatMulAddNV(ah[i], bl, part[i][j]);
+          part[i][j] = coopMatMulAddNV(ah[i], bh, part[i][j]);
         }
       }
     }
+    [[unroll]] for (uint i = 0u; i < CR; ++i)
+      [[unroll]] for (uint j = 0u; j < CC; ++j) total[i][j] = total[i][j] + part[i][j];
     barrier();  // every subgroup is done with this slice
-    if (more) store_slice(ra, rb);
+    // refit[next] was last read after the barrier that ended the slice before this one (below); it is set next
+    // after this one, so it is cleared here for this slice's successor's successor.
+    if (t == 0u) refit[slice % 2u] = 0u;
+    if (more) {
+      fits = split_slice(ra, rb, sa, sb, parts);
+      store_split(parts);
+      if (!fits) refit[next] = 1u;
+    }
     barrier();
+    // Every invocation reads refit[next] between the barrier above and the clear after the next slice's products:
+    // the branch is uniform. The slice is loaded again (from the L2) rather than kept in registers.
+    if (more && refit[next] != 0u) {
+      load_slice(k0 + BK, ra, rb);
+      bits = slice_largest(ra, rb);
+      exact = any(greaterThanEqual(bits, uvec2(NONFINITE)));
+      int na = min(sa, scale_for(bits.x)), nb = min(sb, scale_for(bits.y));
+      // Larger values than before: the sums so far scaled down to the new scales (by at most 2^-240 each way,
+      // in steps that 2^e holds; what falls below f32's range was below the new values' rounding anyway).
+      for (int down = (na - sa) + (nb - sb); down < 0; down -= max(down, -126)) {
+        float f = power_of_two(max(down, -126));
+        [[unroll]] for (uint i = 0u; i < CR; ++i)
+          [[unroll]] for (uint j = 0u; j < CC; ++j) {
+            total[i][j] = total[i][j] * f;
+          }
+      }
+      sa = na;
+      sb = nb;
+      split_slice(ra, rb, sa, sb, parts);
+      store_split(parts);
+      barrier();
+    }
   }
 
-  if (exact_only != 0u) {
+  if (exact) {
     exact_tile();
     return;
   }
+  // 2^-(sa + sb) in two halves that f32 holds, of one sign, so that the first step never leaves f32's range
+  // where the result stays inside it.
+  int unscale = -(sa + sb);
+  float unscale_1 = power_of_two(unscale / 2), unscale_2 = power_of_two(unscale - unscale / 2);
   [[unroll]] for (uint i = 0u; i < CR; ++i)
     [[unroll]] for (uint j = 0u; j < CC; ++j) {
-      fcoopmatNV<32, gl_ScopeSubgroup, LM, LN> sum = hh[i][j] + cross[i][j] * (1.0 / LO_SCALE);
+      fcoopmatNV<32, gl_ScopeSubgroup, LM, LN> sum = total[i][j] * unscale_1;
+      sum = sum * unscale_2;
       uint r = row0 + sr * WM + i * LM, col = col0 + sc * WN + j * LN;
-      if (fast) {
-        coopMatStoreNV(sum, c, r * N + col, N, false);
-      } else {
-        coopMatStoreNV(sum, stage[sg], 0u, LN, false);
-        subgroupMemoryBarrierShared();
-        subgroupBarrier();
-        for (uint e = lane; e < LM * LN; e += 32u) {
-          uint rr = r + e / LN, cc = col + e % LN;
-          if (rr < M && cc < N) c[rr * N + cc] = stage[sg][e];
-        }
-        subgroupBarrier();
+      coopMatStoreNV(sum, stage[sg], 0u, LN, false);
+      subgroupMemoryBarrierShared();
+      subgroupBarrier();
+      for (uint e = lane; e < LM * LN; e += 32u) {
+        uint rr = r + e / LN, cc = col + e % LN;
+        if (rr < M && cc < N) c[rr * N + cc] = stage[sg][e];
       }
+      subgroupBarrier();
     }
 }
