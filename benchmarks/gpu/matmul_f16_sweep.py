@@ -51,6 +51,14 @@ def variant(source, bm, bn, bk, sg_rows, sg_cols, ln, group):
     shared = (bm * (bk // 8 + 1) + bk * (bn // 8 + 1)) * 16 + (threads // 32) * 16 * ln * 2
     if shared > 48 * 1024:
         raise ValueError(f"{shared} bytes of shared memory")
+    return retile(source, SOURCE, bm, bn, bk, sg_rows, sg_cols, ln, group)
+
+
+def retile(source, origin, bm, bn, bk, sg_rows, sg_cols, ln, group):
+    """`source` (the kernel read from `origin`) with its tile constants, workgroup size and dispatch replaced, and
+    its workgroups ordered in groups of `group` tile rows where `group` is not 0: the GEMM kernels' shared shape
+    (BM, BN, BK, LM/LN/LK, SG_ROWS/SG_COLS, row0/col0 from the workgroup id)."""
+    threads = sg_rows * sg_cols * 32
     if (bm * bk // 8) % threads or (bk * bn // 8) % threads:
         raise ValueError("loads do not divide among the invocations")
     replace = [
@@ -63,11 +71,11 @@ def variant(source, bm, bn, bk, sg_rows, sg_cols, ln, group):
     for pattern, text in replace:
         source, count = re.subn(pattern, text, source)
         if count != 1:
-            raise ValueError(f"{pattern} matched {count} times in {SOURCE}")
+            raise ValueError(f"{pattern} matched {count} times in {origin}")
     if group:
         tiles = "  row0 = gl_WorkGroupID.y * BM;\n  col0 = gl_WorkGroupID.x * BN;\n"
         if tiles not in source:
-            raise ValueError(f"no tile assignment to replace in {SOURCE}")
+            raise ValueError(f"no tile assignment to replace in {origin}")
         source = source.replace(tiles, GROUPED.format(group=group))
     return source
 
@@ -141,16 +149,19 @@ def direct(bm, bn, sg_rows, sg_cols, ln, unroll):
                          unroll=unroll, sg_rows=sg_rows, sg_cols=sg_cols)
 
 
-def main():
-    out = pathlib.Path(sys.argv[1])
+def write_variants(out, variants, make):
+    """Writes out/<name>.comp = make(*parameters) for each named variant and prints the names."""
+    out = pathlib.Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    for name, parameters in variants.items():
+        (out / f"{name}.comp").write_text(make(*parameters))
+        print(name)
+
+
+def main():
     source = SOURCE.read_text()
-    for name, parameters in VARIANTS.items():
-        (out / f"{name}.comp").write_text(variant(source, *parameters))
-        print(name)
-    for name, parameters in DIRECT_VARIANTS.items():
-        (out / f"{name}.comp").write_text(direct(*parameters))
-        print(name)
+    write_variants(sys.argv[1], VARIANTS, lambda *parameters: variant(source, *parameters))
+    write_variants(sys.argv[1], DIRECT_VARIANTS, direct)
 
 
 if __name__ == "__main__":
