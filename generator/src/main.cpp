@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kernelgen/build_step.hpp"
+#include "kernelgen/contract/dims_override.hpp"
 #include "kernelgen/candidate_log_dir.hpp"
 #include "kernelgen/device.hpp"
 #include "kernelgen/devices_command.hpp"
@@ -21,8 +22,12 @@
 namespace {
 
 int validate_command(const std::string& spec_path, std::filesystem::path reference_module,
-                     const std::string& kernel_path, bool json_output, int timing_runs, double timeout_s) {
-  const kernelgen::OpSpec spec = kernelgen::load_op_spec(spec_path);
+                     const std::string& kernel_path, bool json_output, int timing_runs, double timeout_s,
+                     const std::vector<std::string>& dims) {
+  const kernelgen::OpSpec spec =
+      dims.empty() ? kernelgen::load_op_spec(spec_path)
+                   : kernelgen::parse_op_spec(
+                         kernelgen::with_dims(nlohmann::json::parse(kernelgen::read_file(spec_path)), dims));
   if (reference_module.empty()) reference_module = kernelgen::default_reference_module(spec_path);
   kernelgen::load_reference(reference_module, spec.name);  // fails here, rather than in every worker
   const std::string source = kernelgen::read_file(kernel_path);
@@ -117,6 +122,7 @@ int main(int argc, char** argv) {
   bool json_output = false;
   int timing_runs = 0;
   std::optional<double> timeout_s;
+  std::vector<std::string> dims_settings;
 
   auto* validate = app.add_subcommand("validate", "compile a GLSL kernel and validate it against the op's reference");
   validate->add_option("--spec", spec_path, "the op's spec.json (in <build>/kernelgen/<op>/)")->required()
@@ -125,6 +131,10 @@ int main(int argc, char** argv) {
   validate->add_option("--reference", reference_module, reference_help);
   validate->add_flag("--json", json_output, "print the verdict as one JSON object");
   validate->add_option("--time", timing_runs, "time the kernel over N GPU-timestamped runs when it passes");
+  validate->add_option("--dims", dims_settings,
+                       "validate at these sizes instead of the op's DIMS: NAME=size[,size...] per dim, e.g. "
+                       "--dims k=4096 (dims not named keep theirs; size 1, a ragged size and the sizes drawn "
+                       "around them are added as to DIMS)");
   validate->add_option("--timeout", timeout_s,
                        "seconds the validation may take before the kernel is rejected as TIMEOUT "
                        "(default: $KERNELGEN_VALIDATION_TIMEOUT_S, else 60)")
@@ -132,6 +142,7 @@ int main(int argc, char** argv) {
   validate->footer(R"(Examples:
   kernelgen validate --spec build/kernelgen/relu/spec.json --kernel my_relu.comp
   kernelgen validate --spec build/kernelgen/relu/spec.json --kernel my_relu.comp --time 31 --json
+  kernelgen validate --spec build/kernelgen/matmul/spec.json --kernel my_matmul.comp --dims m=130 k=4096 n=130
   KERNELGEN_SEED=0x1234 kernelgen validate --spec build/kernelgen/relu/spec.json --kernel my_relu.comp
 Exit status: 0 passed, 1 rejected, 2 could not validate (no reference for the op, unreadable file, bad
 arguments).)");
@@ -238,7 +249,8 @@ Examples:
       const char* setting = std::getenv("KERNELGEN_VALIDATION_TIMEOUT_S");
       const double limit =
           timeout_s ? *timeout_s : kernelgen::validation_timeout(setting ? std::optional<std::string>(setting) : std::nullopt);
-      return validate_command(spec_path, reference_module, kernel_path, json_output, timing_runs, limit);
+      return validate_command(spec_path, reference_module, kernel_path, json_output, timing_runs, limit,
+                              dims_settings);
     }
     if (*build_op) {
       step.explicit_settings = explicit_settings(settings);

@@ -1,0 +1,80 @@
+// dims_override: the sizes `kernelgen validate --dims` gives in place of an op's DIMS.
+#include "kernelgen/contract/dims_override.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include "kernelgen/contract/op_spec.hpp"
+
+namespace kernelgen {
+namespace {
+
+using nlohmann::json;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// A matmul as kernelgen_add_op() writes it, with the dims it declares.
+json matmul_json() {
+  return json::parse(R"({
+    "contract": 2,
+    "name": "matmul",
+    "description": "c = a * b",
+    "inputs": [{"name": "a", "dtype": "f32", "shape": ["m", "k"]}, {"name": "b", "dtype": "f32", "shape": ["k", "n"]}],
+    "outputs": [{"name": "c", "dtype": "f32", "shape": ["m", "n"]}],
+    "dims": {"m": [1, 7, 130], "k": [1, 7, 130], "n": [1, 7, 130]},
+    "bench_dims": {"m": 4096, "k": 4096, "n": 4096}
+  })");
+}
+
+std::string rejection(const std::vector<std::string>& settings) {
+  try {
+    with_dims(matmul_json(), settings);
+  } catch (const std::invalid_argument& error) {
+    return error.what();
+  }
+  return "accepted";
+}
+
+TEST(DimsOverrideTest, NamedDimsTakeTheGivenSizesAndTheOthersKeepTheirs) {
+  const OpSpec spec = parse_op_spec(with_dims(matmul_json(), {"k=4096", "n=130,131"}));
+  ASSERT_EQ(spec.dims.size(), 3u);
+  for (const DimSpec& dim : spec.dims) {
+    if (dim.name == "m") EXPECT_THAT(dim.sizes, ElementsAre(1, 7, 130));
+    if (dim.name == "k") EXPECT_THAT(dim.sizes, ElementsAre(4096));
+    if (dim.name == "n") EXPECT_THAT(dim.sizes, ElementsAre(130, 131));
+    EXPECT_EQ(dim.bench, 4096) << dim.name << ": BENCH_DIMS stay as declared";
+  }
+}
+
+TEST(DimsOverrideTest, NoSettingsLeaveTheSpecAsItWas) {
+  EXPECT_EQ(with_dims(matmul_json(), {}), matmul_json());
+}
+
+TEST(DimsOverrideTest, ADimTheOpLacksIsRejectedWithTheDimsItHas) {
+  EXPECT_THAT(rejection({"rows=4"}), HasSubstr("--dims rows=4: op 'matmul' has no dim 'rows' (its dims: k, m, n)"));
+}
+
+TEST(DimsOverrideTest, MalformedSettingsAreRejectedWithTheExpectedForm) {
+  for (const char* setting : {"k", "=4", "k=", "k4096"})
+    EXPECT_THAT(rejection({setting}), HasSubstr(std::string("--dims ") + setting + ": expected NAME=size[,size...]"))
+        << setting;
+}
+
+TEST(DimsOverrideTest, SizesMustBePositiveIntegers) {
+  for (const char* setting : {"k=0", "k=-3", "k=4.5", "k=1,,2", "k=1,", "k=x"})
+    EXPECT_THAT(rejection({setting}), HasSubstr("is not a positive integer")) << setting;
+}
+
+TEST(DimsOverrideTest, ADimNamedTwiceIsRejected) {
+  EXPECT_THAT(rejection({"k=1", "k=4096"}), HasSubstr("--dims k=4096: dim 'k' is named twice"));
+}
+
+TEST(DimsOverrideTest, TheSpecsOwnChecksStillApplyToTheNewSizes) {
+  // 2^31 elements or more in one tensor is past what the contract allows, however the sizes came.
+  EXPECT_THROW(parse_op_spec(with_dims(matmul_json(), {"m=65536", "k=65536"})), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace kernelgen
