@@ -6,41 +6,48 @@
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #extension GL_EXT_control_flow_attributes : require
-// c[m x n] = a[m x k] * b[k x n] in f32, row-major, on tensor cores (GL_NV_cooperative_matrix): the variant for
-// devices with VK_NV_cooperative_matrix, whose products take f16 operands into f32 accumulators. f32 is emulated by
-// f16 parts, as CUTLASS's 3xTF32 GEMMs emulate it by TF32 parts. Each slice of a and b that a workgroup stages is
-// first scaled by a power of two, one for a's slices and one for b's, that leaves every magnitude below 2^15 (the
-// first slice's largest in [2^14, 2^15)); each scaled value x is then split into two f16 values: hi, x rounded to 11
-// significant bits (in f32, on its bits; 0 where |x| < 2^-14, below f16's normal range), and lo = f16(x - hi), the
-// rest of x (exact in f32, at most 2^-11 |x|). So x = hi + lo to about 2^-22 |x| where lo is a normal f16, and to
-// 2^-25 absolute (2^-40 of the slice's largest) below, where lo is subnormal (2^-14, 2^-29 of the slice's largest,
-// on a device that flushes f16 subnormals). hi is cut on the bits, so that no conversion there and back is left for
-// a compiler to fold away (the first version, lo = f16(x - f32(f16(x))), failed on the H100 with errors of hi
-// alone). Three products per fragment pair, each slice's summed from zero on the tensor cores, the slices' sums then
-// added in f32:
-//   c = sum over slices of (hi_a hi_b + hi_a lo_b + lo_a hi_b) / (2^s_a 2^s_b)
-// (lo_a lo_b, at most 2^-22 of a product, is left out). The tensor cores' f32 sums lose more than f32's rounding to
-// nearest: summed there over all of k, the ramp case at the validated sizes erred by up to 9.9e5 (the f32 kernel by
-// 1.8e3), an error that grows with k for products of one sign and could exceed matmul's 1e-4 of the terms at k =
-// 4096. The first slice's scales come from its largest magnitudes (each invocation's, then subgroupMax, then
-// atomicMax in shared memory); the scales only ever go down along k, and a slice of smaller values keeps the larger
-// scales. While splitting a slice each invocation checks that its values fit the current scales; where one does not
-// (larger values than before, or an infinity or NaN), the workgroup takes that slice's largest magnitudes as for the
-// first, scales the sums so far down by the difference (exactly), and splits the slice again. A tile whose a or b
-// holds an infinity or NaN is computed in f32 instead, 16 of k at a time through shared memory, 8x8 results per
-// invocation.
+// c[m x n] = a[m x k] * b[k x n] in f32, row-major, on tensor cores (GL_NV_cooperative_matrix), hand-written: f32
+// emulated by f16 parts, as CUTLASS's 3xTF32 GEMMs emulate it by TF32 parts, for devices with
+// VK_NV_cooperative_matrix, whose products take f16 operands into f32 accumulators. Not declared as matmul's variant
+// yet (ops/matmul/CMakeLists.txt says why; benchmarks/RESULTS.md has its measurements, and
+// benchmarks/gpu/matmul_sweep.py and sweep_gemm.sh time it).
 //
-// A workgroup of 8 subgroups of 32 computes a 128x128 tile of c, each subgroup 64x32 of it as 4x4 pairs of 16x8
-// accumulators (16x8x16 products). k advances 32 at a time through four shared buffers (hi and lo of a 128x32 slice
-// of a and of a 32x128 slice of b, rows skewed by 16 bytes): each invocation loads its 32 floats of the next slices
-// into registers before the subgroups multiply the current ones, then splits and stores them between two barriers
-// (splitting them into registers during the products instead, after the first 16 of k, took 255 registers and ran
-// 3230 us, against 3018 us). Each 8 values of a row inside the tensor, where k (for a) or n (for b) is a multiple of
-// 4, load as two 16-byte words; elsewhere loads go element by element through a second view of each input (zero past
-// the edges). (Decided by piece, not by tile, so that matmul's DIMS take both ways: k = 100 is a multiple of 4.)
-// Each 16x8 result goes through shared memory to guarded stores: a version that stored the results inside c straight
-// from the accumulators ran 9766 us at 4096^3 on the H100, where matmul_bias_gelu's variant, the same kernel with
-// every result through shared memory, ran 3018 us.
+// Each slice of a and b that a workgroup stages is scaled by a power of two, one for a's slices and one for b's,
+// that leaves every magnitude below 2^15: the first slice's largest lands in [2^14, 2^15), and the scales only ever
+// go down along k (a later slice of smaller values keeps the current scale). Each scaled value x is then split into
+// two f16 values: hi, x rounded to 11 significant bits (on the float's bits, so that no conversion there and back is
+// left for a compiler to fold away: the first version, lo = f16(x - f32(f16(x))), failed on the H100 with the errors
+// of hi alone; 0 where |x| < 2^-14, below f16's normal range), and lo = f16(x - hi), the rest of x (exact in f32, at
+// most 2^-11 |x|). So x = hi + lo to about 2^-22 |x| where lo is a normal f16, and to 2^-25 absolute in the scaled
+// units (2^-14 on a device that flushes f16 subnormals) below that. Three products per fragment pair, each slice's
+// summed from zero on the tensor cores and the slices' sums added in f32 (the tensor cores' own sums lose more than
+// f32's rounding to nearest):
+//   c = sum over slices of (hi_a hi_b + hi_a lo_b + lo_a hi_b) / (2^s_a 2^s_b)
+// (lo_a lo_b, at most 2^-22 of a product, is left out). The first slice's scales come from its largest magnitudes
+// (each invocation's, then subgroupMax, then atomicMax in shared memory). While splitting a later slice each
+// invocation checks that its values fit the current scales; where one does not (larger values than before, or an
+// infinity), the workgroup takes that slice's largest magnitudes as for the first, scales the sums so far down by
+// the difference (exact but where a sum falls below f32's range), and splits the slice again. A tile whose a or b
+// holds an infinity is computed in f32 instead, 16 of k at a time through shared memory, 8x8 results per invocation,
+// as is one whose NaN the largest magnitudes show.
+//
+// Known problems, besides its speed: (1) the scale is shared by a whole 128x32 slice of a (32x128 of b), so a value
+// 2^27 or more below the magnitude that set it (in its slice, or in an earlier one) keeps less than matmul's 1e-4 of
+// relative precision, and a row of such values beside one large value comes out wrong; per-row and per-column scales
+// would remove this. (2) splittable's max(abs(v0), abs(v1)) may drop a NaN (GLSL's max of a NaN is undefined and may
+// return the other operand), so a NaN after the first slice reaches the tensor cores, which carry it into the
+// results as the reference does, rather than the f32 path; comparing each vector, or the bits as integers as
+// largest_bits does, would not.
+//
+// A workgroup of 8 subgroups of 32 computes a 128x128 tile of c, each subgroup 64x32 of it as 4x4 accumulators of
+// 16x8 (16x8x16 products), each with its slice's accumulator beside it. k advances 32 at a time through four shared
+// buffers (hi and lo of a 128x32 slice of a and of a 32x128 slice of b, rows skewed by 16 bytes): each invocation
+// loads its 32 floats of the next slices into registers before the subgroups multiply the current ones, then splits
+// and stores them between two barriers. Each 8 values of a row inside the tensor, where k (for a) or n (for b) is a
+// multiple of 4, load as two 16-byte words; elsewhere loads go element by element through a second view of each
+// input (zero past the edges), so that matmul's DIMS take both ways (k = 100 is a multiple of 4). Each 16x8 result
+// goes through shared memory to guarded stores: a version that stored the results inside c straight from the
+// accumulators ran 3.3 times slower on the H100 (benchmarks/RESULTS.md).
 // kernelgen: dispatch (n + 127) / 128 (m + 127) / 128 1
 layout(local_size_x = 256) in;
 layout(push_constant) uniform Dims { uint m; uint k; uint n; } dims;
@@ -295,8 +302,8 @@ void main() {
     [[unroll]] for (uint i = 0u; i < CR; ++i)
       [[unroll]] for (uint j = 0u; j < CC; ++j) total[i][j] = total[i][j] + part[i][j];
     barrier();  // every subgroup is done with this slice
-    // refit[next] was last read after the barrier that ended the slice before this one (below); it is set next
-    // after this one, so it is cleared here for this slice's successor's successor.
+    // refit[slice % 2] (the previous slice's refit[next]) was last read after the barrier that ended the slice
+    // before this one (below) and is set next after the next slice's products: it is cleared here for reuse.
     if (t == 0u) refit[slice % 2u] = 0u;
     if (more) {
       fits = split_slice(ra, rb, sa, sb, parts);
