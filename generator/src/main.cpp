@@ -4,8 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include "kernelgen/build_step.hpp"
-#include "kernelgen/contract/dims_override.hpp"
 #include "kernelgen/candidate_log_dir.hpp"
+#include "kernelgen/contract/dims_override.hpp"
 #include "kernelgen/device.hpp"
 #include "kernelgen/devices_command.hpp"
 #include "kernelgen/files.hpp"
@@ -21,13 +21,22 @@
 
 namespace {
 
+// The op's spec, with the sizes --dims gives in place of its DIMS where it gives any; an error names the file, and
+// --dims where the new sizes are what the spec's checks refuse.
+kernelgen::OpSpec load_spec(const std::string& spec_path, const std::vector<std::string>& dims) {
+  if (dims.empty()) return kernelgen::load_op_spec(spec_path);
+  const nlohmann::json spec = kernelgen::with_dims(kernelgen::read_op_spec_json(spec_path), dims);
+  try {
+    return kernelgen::parse_op_spec(spec);
+  } catch (const std::invalid_argument& error) {
+    throw std::invalid_argument(spec_path + " with --dims: " + error.what());
+  }
+}
+
 int validate_command(const std::string& spec_path, std::filesystem::path reference_module,
                      const std::string& kernel_path, bool json_output, int timing_runs, double timeout_s,
                      const std::vector<std::string>& dims) {
-  const kernelgen::OpSpec spec =
-      dims.empty() ? kernelgen::load_op_spec(spec_path)
-                   : kernelgen::parse_op_spec(
-                         kernelgen::with_dims(nlohmann::json::parse(kernelgen::read_file(spec_path)), dims));
+  const kernelgen::OpSpec spec = load_spec(spec_path, dims);
   if (reference_module.empty()) reference_module = kernelgen::default_reference_module(spec_path);
   kernelgen::load_reference(reference_module, spec.name);  // fails here, rather than in every worker
   const std::string source = kernelgen::read_file(kernel_path);

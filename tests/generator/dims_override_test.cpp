@@ -39,13 +39,15 @@ std::string rejection(const std::vector<std::string>& settings) {
 
 TEST(DimsOverrideTest, NamedDimsTakeTheGivenSizesAndTheOthersKeepTheirs) {
   const OpSpec spec = parse_op_spec(with_dims(matmul_json(), {"k=4096", "n=130,131"}));
+  // The dims in the order the shapes name them: m, k, n.
   ASSERT_EQ(spec.dims.size(), 3u);
-  for (const DimSpec& dim : spec.dims) {
-    if (dim.name == "m") EXPECT_THAT(dim.sizes, ElementsAre(1, 7, 130));
-    if (dim.name == "k") EXPECT_THAT(dim.sizes, ElementsAre(4096));
-    if (dim.name == "n") EXPECT_THAT(dim.sizes, ElementsAre(130, 131));
-    EXPECT_EQ(dim.bench, 4096) << dim.name << ": BENCH_DIMS stay as declared";
-  }
+  EXPECT_EQ(spec.dims[0].name, "m");
+  EXPECT_THAT(spec.dims[0].sizes, ElementsAre(1, 7, 130));
+  EXPECT_EQ(spec.dims[1].name, "k");
+  EXPECT_THAT(spec.dims[1].sizes, ElementsAre(4096));
+  EXPECT_EQ(spec.dims[2].name, "n");
+  EXPECT_THAT(spec.dims[2].sizes, ElementsAre(130, 131));
+  for (const DimSpec& dim : spec.dims) EXPECT_EQ(dim.bench, 4096) << dim.name << ": BENCH_DIMS stay as declared";
 }
 
 TEST(DimsOverrideTest, NoSettingsLeaveTheSpecAsItWas) {
@@ -53,7 +55,12 @@ TEST(DimsOverrideTest, NoSettingsLeaveTheSpecAsItWas) {
 }
 
 TEST(DimsOverrideTest, ADimTheOpLacksIsRejectedWithTheDimsItHas) {
+  // The spec's dims object lists them in key order.
   EXPECT_THAT(rejection({"rows=4"}), HasSubstr("--dims rows=4: op 'matmul' has no dim 'rows' (its dims: k, m, n)"));
+}
+
+TEST(DimsOverrideTest, ASpecThatIsNotAnObjectIsRejected) {
+  EXPECT_THROW(with_dims(json::array(), {"k=1"}), std::invalid_argument);
 }
 
 TEST(DimsOverrideTest, MalformedSettingsAreRejectedWithTheExpectedForm) {

@@ -26,6 +26,8 @@ int64_t positive_size(const std::string& setting, const std::string& text) {
 }  // namespace
 
 nlohmann::json with_dims(nlohmann::json spec, const std::vector<std::string>& settings) {
+  if (settings.empty()) return spec;
+  if (!spec.is_object()) throw std::invalid_argument("--dims: the spec is not a JSON object, so it has no dims");
   nlohmann::json& dims = spec["dims"];
   if (!dims.is_object()) dims = nlohmann::json::object();
   std::set<std::string> named;

@@ -362,13 +362,16 @@ OpSpec parse_op_spec(const json& in) {
   return spec;
 }
 
-OpSpec load_op_spec(const std::string& path) {
-  json parsed;
+json read_op_spec_json(const std::string& path) {
   try {
-    parsed = json::parse(read_file(path));
+    return json::parse(read_file(path));
   } catch (const json::parse_error& error) {
     throw std::invalid_argument(path + ": not valid JSON: " + error.what());
   }
+}
+
+OpSpec load_op_spec(const std::string& path) {
+  const json parsed = read_op_spec_json(path);
   try {
     return parse_op_spec(parsed);
   } catch (const std::invalid_argument& error) {

@@ -106,6 +106,9 @@ struct OpSpec {
 
 // Parses and checks a spec; throws std::invalid_argument naming the field and what is wrong.
 OpSpec parse_op_spec(const nlohmann::json& json);
+// A spec.json's contents, unchecked; throws std::invalid_argument naming the file where it is not valid JSON.
+nlohmann::json read_op_spec_json(const std::string& path);
+// read_op_spec_json, then parse_op_spec, its errors prefixed with the file.
 OpSpec load_op_spec(const std::string& path);
 nlohmann::json to_json(const OpSpec& spec);
 
