@@ -50,12 +50,12 @@ const TestCase& find_case(const std::vector<TestCase>& cases, const std::string&
   return *found;
 }
 
-TEST(Cases, AreFiveRandomFiveEdgeAndFourAwkwardFloatCasesInAFixedOrder) {
+TEST(Cases, AreFiveRandomFiveEdgeAndFiveAwkwardFloatCasesInAFixedOrder) {
   std::vector<std::string> names;
   for (const TestCase& c : make_cases(two_input_spec(), 1)) names.push_back(c.name);
   EXPECT_THAT(names, ElementsAre("uniform", "normal", "sparse", "large", "tiny", "zeros", "ones", "extremes",
                                  "checkerboard", "ramp", "mixed", "subnormal", "nonfinite",
-                                 "signed_zeros"));
+                                 "signed_zeros", "outliers"));
   EXPECT_EQ(case_names().size(), names.size());
 }
 
@@ -91,7 +91,7 @@ TEST(Cases, ADifferentBaseSeedChangesEveryRandomCaseButNoEdgeCase) {
   const auto a = make_cases(two_input_spec(), 1);
   const auto b = make_cases(two_input_spec(), 2);
   for (const char* name :
-       {"uniform", "normal", "sparse", "large", "tiny", "mixed", "subnormal", "nonfinite", "signed_zeros"})
+       {"uniform", "normal", "sparse", "large", "tiny", "mixed", "subnormal", "nonfinite", "signed_zeros", "outliers"})
     EXPECT_NE(find_case(a, name).inputs, find_case(b, name).inputs) << name;
   for (const char* name : {"zeros", "ones", "extremes", "checkerboard", "ramp"})
     EXPECT_EQ(find_case(a, name).inputs, find_case(b, name).inputs) << name;
@@ -427,6 +427,29 @@ TEST(CasesPerDtype, MixedSpansSevenDecadesOfMagnitudeInOneTensor) {
     EXPECT_GT(high, 5e3) << dtype;
     EXPECT_LE(high, 1e4 * 1.001) << dtype;
     EXPECT_GT(negative, x.elements() / 4) << dtype;
+  }
+}
+
+TEST(CasesPerDtype, OutliersPutAFewValuesFarAboveTheirNeighboursInTheSameRows) {
+  for (const auto& [dtype, factor] : {std::pair{"f32", 1073741824.0}, std::pair{"bf16", 1073741824.0},
+                                       std::pair{"f16", 4096.0}}) {
+    const HostTensor x = make_case(one_dtype_spec(dtype), "outliers", 3).inputs[0];
+    int outliers = 0, rows_with_one = 0;
+    for (int64_t row = 0; row < 64; ++row) {
+      int in_row = 0;
+      for (int64_t c = 0; c < 64; ++c) in_row += std::fabs(x.value(row * 64 + c)) > 100;
+      outliers += in_row;
+      rows_with_one += in_row > 0;
+    }
+    // 4096 elements, one in 256 an outlier: about 16, each normal(0, 1) times the factor (above 100 unless the
+    // normal value was below 100 / factor).
+    EXPECT_GE(outliers, 6) << dtype;
+    EXPECT_LE(outliers, 32) << dtype;
+    EXPECT_GE(rows_with_one, 5) << dtype << ": the outliers sit among ordinary values of their rows";
+    double largest = 0;
+    for (int64_t i = 0; i < x.elements(); ++i) largest = std::max(largest, std::fabs(x.value(i)));
+    EXPECT_GT(largest, factor / 2) << dtype;
+    EXPECT_LT(largest, factor * 6) << dtype;
   }
 }
 

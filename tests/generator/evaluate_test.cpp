@@ -230,6 +230,15 @@ TEST_F(Evaluate, AnArgmaxThatRanksNegativeZeroBelowPositiveZeroFailsTheSignedZer
   EXPECT_TRUE(twin.passed()) << describe(twin);
 }
 
+// A matmul that rounds a's values to a grid set by the largest magnitude of each block of 8 rows (2^-22 of it)
+// passes every case whose values span less than that grid loses, and fails `outliers`, where a value 2^30 above
+// the rest of its block rounds the rest to 0. The catalog's matmul sums exactly and passes it.
+TEST_F(Evaluate, AMatmulThatSharesOneScaleAmongABlockOfRowsFailsTheOutliersCase) {
+  const Verdict verdict = evaluate("matmul", read_file(kKernels + "/matmul_block_scaled.comp"));
+  EXPECT_EQ(verdict.status, Status::INCORRECT_NUMERICAL) << describe(verdict);
+  EXPECT_THAT(verdict.reason, HasSubstr("case outliers: "));
+}
+
 TEST_F(Evaluate, HandsBackTheCompiledKernelAndItsGrid) {
   const OpSpec spec = catalog_op("matmul").spec;
   const std::string source = read_file(kGenerated + "/matmul/kernel.comp");

@@ -18,7 +18,7 @@ namespace {
 // New cases go at the end: a case's seed derives from its position.
 const char* const kCaseNames[] = {"uniform", "normal",       "sparse", "large", "tiny",      "zeros",
                                   "ones",    "extremes",     "checkerboard", "ramp", "mixed", "subnormal",
-                                  "nonfinite", "signed_zeros"};
+                                  "nonfinite", "signed_zeros", "outliers"};
 
 uint64_t splitmix64(uint64_t x) {
   x += 0x9e3779b97f4a7c15ull;
@@ -42,17 +42,18 @@ double checkerboard_sign(const Pattern& p, int64_t i) {
   return (row + column) % 2 ? -1.0 : 1.0;
 }
 
-// What the cases need of a float dtype: its smallest subnormal and normal values, and the integers it holds
-// exactly (-exact..exact).
+// What the cases need of a float dtype: its smallest subnormal and normal values, the integers it holds exactly
+// (-exact..exact), and the factor that makes an outlier of a normal(0, 1) value (2^30, or 2^12 in f16, whose range
+// ends at 65504).
 struct FloatRange {
-  double tiniest, smallest_normal, exact;
+  double tiniest, smallest_normal, exact, outlier;
 };
 
 FloatRange float_range(DType dtype) {
-  if (dtype == DType::f16) return {5.9604644775390625e-08, 6.103515625e-05, 2048};
+  if (dtype == DType::f16) return {5.9604644775390625e-08, 6.103515625e-05, 2048, 4096};
   // bf16 has f32's exponent and 8 bits of precision.
-  if (dtype == DType::bf16) return {9.183549615799121e-41, std::numeric_limits<float>::min(), 256};
-  return {std::numeric_limits<float>::denorm_min(), std::numeric_limits<float>::min(), 16777216};
+  if (dtype == DType::bf16) return {9.183549615799121e-41, std::numeric_limits<float>::min(), 256, 1073741824};
+  return {std::numeric_limits<float>::denorm_min(), std::numeric_limits<float>::min(), 16777216, 1073741824};
 }
 
 double float_value(const Pattern& p, int64_t i, int64_t count, const FloatRange& range, std::mt19937_64& rng) {
@@ -92,6 +93,13 @@ double float_value(const Pattern& p, int64_t i, int64_t count, const FloatRange&
     }
     return std::normal_distribution<double>(0.0, 1.0)(rng);
   }
+  if (kind == "outliers") {
+    // normal(0, 1), about one element in 256 times range.outlier: values 2^30 above their neighbours in the same
+    // rows and columns, where a kernel that shares one scale among many values (a block-scaled product) would keep
+    // too few bits of the small ones.
+    const double value = std::normal_distribution<double>(0.0, 1.0)(rng);
+    return std::bernoulli_distribution(1.0 / 256)(rng) ? value * range.outlier : value;
+  }
   if (kind == "signed_zeros") {
     // +0.0 and -0.0 side by side, about one element in four a negative number: the largest of a row is a zero
     // of either sign, which compare equal (an argmax must take the first of them, whatever its sign).
@@ -114,7 +122,8 @@ double integer_value(const Pattern& p, int64_t i, int64_t count, double low, dou
     return static_cast<double>(std::uniform_int_distribution<int64_t>(static_cast<int64_t>(a), static_cast<int64_t>(b))(rng));
   };
   // The float-only cases (subnormal, nonfinite) hold small integers, as uniform does.
-  if (kind == "uniform" || kind == "subnormal" || kind == "nonfinite") return uniform(small_low, std::min(high, 100.0));
+  if (kind == "uniform" || kind == "subnormal" || kind == "nonfinite" || kind == "outliers")
+    return uniform(small_low, std::min(high, 100.0));
   if (kind == "signed_zeros") return low < 0 && std::bernoulli_distribution(0.25)(rng) ? uniform(std::max(low, -100.0), -1) : 0.0;
   if (kind == "normal") return std::clamp(std::round(std::normal_distribution<double>(0.0, 30.0)(rng)), low, high);
   if (kind == "sparse") {
