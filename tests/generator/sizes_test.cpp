@@ -48,6 +48,30 @@ TEST(ValidationSizes, AreTheDeclaredOnesThenAPrimeBelowAndAPrimeAboveEachDimsLar
   }
 }
 
+// A 256-wide workgroup: none of matmul's DIMS (up to 130) is ragged for it, so each dim gets 385, one dim at a time
+// with every combination of the other two dims' lists: 4^3 + 3 x 4^2 sizes, none with two dims at 385.
+TEST(ValidationSizes, ARaggedSizeGoesToOneDimAtATimeWithEveryCombinationOfTheOthers) {
+  const OpSpec spec = matmul_spec();
+  const auto sizes = declared_sizes(spec, {256, 1, 1});
+  ASSERT_EQ(ragged_size({256, 1, 1}), 385);
+  EXPECT_EQ(sizes.size(), 64u + 3 * 16);
+  EXPECT_EQ(std::set<DimValues>(sizes.begin(), sizes.end()).size(), sizes.size()) << "no size twice";
+  int per_dim[3] = {0, 0, 0};
+  for (const DimValues& size : sizes) {
+    const auto ragged = std::count(size.begin(), size.end(), 385);
+    EXPECT_LE(ragged, 1) << size[0] << " " << size[1] << " " << size[2];
+    for (size_t d = 0; d < 3; ++d) per_dim[d] += size[d] == 385;
+  }
+  for (int count : per_dim) EXPECT_EQ(count, 16);
+  EXPECT_EQ(std::count(sizes.begin(), sizes.end(), DimValues{385, 1, 130}), 1);
+  EXPECT_EQ(std::count(sizes.begin(), sizes.end(), DimValues{7, 100, 385}), 1);
+  // The stress runs' size: the most bytes, one dim ragged and the others at their largest.
+  EXPECT_EQ(largest_declared_size(spec, {256, 1, 1}), (DimValues{130, 130, 385}));
+  // A 16x16 workgroup: 100 and 130 are ragged for it already, and nothing is added.
+  EXPECT_EQ(declared_sizes(spec, {16, 16, 1}).size(), 64u);
+  EXPECT_EQ(largest_declared_size(spec, {16, 16, 1}), (DimValues{130, 130, 130}));
+}
+
 TEST(ValidationSizes, TheSameSeedDrawsTheSameSizesAndOtherSeedsOthers) {
   const OpSpec spec = matmul_spec();
   EXPECT_EQ(validation_sizes(spec, {16, 16, 1}, 7), validation_sizes(spec, {16, 16, 1}, 7));

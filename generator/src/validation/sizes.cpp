@@ -82,27 +82,54 @@ DimValues largest_dims(const OpSpec& spec) {
 }
 
 std::vector<DimValues> declared_sizes(const OpSpec& spec, std::array<uint32_t, 3> local_size) {
-  std::vector<DimValues> sizes{{}};
+  // Each dim's DIMS with 1; and its ragged size where its DIMS hold none: more than one workgroup's worth along
+  // any axis, and a multiple of none of the workgroup's extents.
+  std::vector<std::vector<int64_t>> values;
+  std::vector<int64_t> ragged;  // 0 where DIMS hold a ragged size
+  const int64_t widest = *std::max_element(local_size.begin(), local_size.end());
   for (const DimSpec& dim : spec.dims) {
-    std::vector<int64_t> values = dim.sizes;
-    if (std::find(values.begin(), values.end(), 1) == values.end()) values.push_back(1);
-    // Ragged: more than one workgroup's worth along any axis, and a multiple of none of the workgroup's extents.
-    const int64_t widest = *std::max_element(local_size.begin(), local_size.end());
-    const bool has_ragged = std::any_of(values.begin(), values.end(), [&](int64_t v) {
+    std::vector<int64_t> listed = dim.sizes;
+    if (std::find(listed.begin(), listed.end(), 1) == listed.end()) listed.push_back(1);
+    std::sort(listed.begin(), listed.end());
+    const bool has_ragged = std::any_of(listed.begin(), listed.end(), [&](int64_t v) {
       return v > widest &&
              std::none_of(local_size.begin(), local_size.end(), [&](uint32_t e) { return e > 1 && v % e == 0; });
     });
-    if (!has_ragged) values.push_back(ragged_size(local_size));
-    std::sort(values.begin(), values.end());
-    std::vector<DimValues> grown;
-    for (const DimValues& size : sizes)
-      for (int64_t value : values) {
-        grown.push_back(size);
-        grown.back().push_back(value);
-      }
-    sizes = std::move(grown);
+    values.push_back(std::move(listed));
+    ragged.push_back(has_ragged ? 0 : ragged_size(local_size));
+  }
+  // Every combination of the lists, the first dim outermost.
+  const auto combinations = [](const std::vector<std::vector<int64_t>>& lists) {
+    std::vector<DimValues> sizes{{}};
+    for (const std::vector<int64_t>& list : lists) {
+      std::vector<DimValues> grown;
+      for (const DimValues& size : sizes)
+        for (int64_t value : list) {
+          grown.push_back(size);
+          grown.back().push_back(value);
+        }
+      sizes = std::move(grown);
+    }
+    return sizes;
+  };
+  std::vector<DimValues> sizes = combinations(values);
+  // Then each added ragged size with every combination of the other dims' lists: one ragged dim at a time, so that
+  // a 256-wide workgroup's 385 added to four dims is not 385^4.
+  for (size_t d = 0; d < values.size(); ++d) {
+    if (ragged[d] == 0) continue;
+    std::vector<std::vector<int64_t>> with_ragged = values;
+    with_ragged[d] = {ragged[d]};
+    for (DimValues& size : combinations(with_ragged)) sizes.push_back(std::move(size));
   }
   return sizes;
+}
+
+DimValues largest_declared_size(const OpSpec& spec, std::array<uint32_t, 3> local_size) {
+  const std::vector<DimValues> sizes = declared_sizes(spec, local_size);
+  DimValues largest = sizes.front();
+  for (const DimValues& size : sizes)
+    if (tensor_bytes(spec, size) >= tensor_bytes(spec, largest)) largest = size;
+  return largest;
 }
 
 std::vector<DimValues> validation_sizes(const OpSpec& spec, std::array<uint32_t, 3> local_size, uint64_t seed) {

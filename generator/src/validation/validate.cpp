@@ -524,7 +524,7 @@ Verdict validate_kernel(Device& device, const OpSpec& spec, ReferenceFunction re
     return verdict;
   }
   const std::vector<DimValues> sizes = validation_sizes(spec, interface->local_size, options.base_seed);
-  const DimValues stress_size = declared_sizes(spec, interface->local_size).back();
+  const DimValues stress_size = largest_declared_size(spec, interface->local_size);
   // The size whose tensors take the most bytes: a drawn size may be below the ragged one.
   const DimValues largest = *std::max_element(sizes.begin(), sizes.end(), [&](const DimValues& a, const DimValues& b) {
     return spec.bytes_at(a) < spec.bytes_at(b);

@@ -15,19 +15,23 @@ constexpr int64_t kDrawnSizeBytes = int64_t{16} << 20;
 constexpr double kDrawnSizeGrowth = 1.25;
 
 // The sizes a kernel is validated at, {{}} for an op without dims:
-// - every combination of the op's DIMS, each dim's list completed with 1 and with a size that is not a multiple
-//   of the workgroup's extents when it lacks them;
+// - every combination of the op's DIMS, each dim's list completed with 1 when it lacks it;
+// - then, for each dim whose DIMS hold no ragged size (above the workgroup's widest extent, a multiple of none of
+//   its extents above 1), ragged_size with every combination of the other dims' lists: one ragged dim at a time;
 // - then two sizes drawn from `seed` (so KERNELGEN_SEED replays them, and a fresh seed draws fresh ones): one
 //   where every dim is a prime below half its largest DIMS value and none of them (below the largest value where
 //   there is no such prime, the largest value itself where there is none at all), and last, one where every dim
 //   is a prime above its largest DIMS value and at most about twice it, within the caps above. A prime above 2 is a multiple of no workgroup extent, nor of 4, 32, 64 or 256.
 std::vector<DimValues> validation_sizes(const OpSpec& spec, std::array<uint32_t, 3> local_size, uint64_t seed);
 
-// Each dim at its largest DIMS value: the largest declared size, before the ragged ones.
+// Each dim at its largest DIMS value.
 DimValues largest_dims(const OpSpec& spec);
 
 // The sizes above alone, without the drawn ones.
 std::vector<DimValues> declared_sizes(const OpSpec& spec, std::array<uint32_t, 3> local_size);
+
+// The declared size whose tensors take the most bytes (the last of several): where the stress runs go.
+DimValues largest_declared_size(const OpSpec& spec, std::array<uint32_t, 3> local_size);
 
 // A size of at least two workgroups that no workgroup extent above 1 divides.
 int64_t ragged_size(std::array<uint32_t, 3> local_size);
