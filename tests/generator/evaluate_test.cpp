@@ -230,9 +230,10 @@ TEST_F(Evaluate, AnArgmaxThatRanksNegativeZeroBelowPositiveZeroFailsTheSignedZer
   EXPECT_TRUE(twin.passed()) << describe(twin);
 }
 
-// A matmul that rounds a's values to a grid set by the largest magnitude of each block of 8 rows (2^-22 of it)
-// passes every case whose values span less than that grid loses, and fails `outliers`, where a value 2^30 above
-// the rest of its block rounds the rest to 0. The catalog's matmul sums exactly and passes it.
+// A matmul that reads a's values more than 2^-26 below the largest magnitude of their block of 8 rows as 0 passes
+// every case whose values span less than that (`large` loses such a value about once in 10^8), and fails
+// `outliers`, where a value 2^30 above the rest of its block drops the rest. The catalog's matmul passes it
+// (EvaluateCatalogKernel above).
 TEST_F(Evaluate, AMatmulThatSharesOneScaleAmongABlockOfRowsFailsTheOutliersCase) {
   const Verdict verdict = evaluate("matmul", read_file(kKernels + "/matmul_block_scaled.comp"));
   EXPECT_EQ(verdict.status, Status::INCORRECT_NUMERICAL) << describe(verdict);

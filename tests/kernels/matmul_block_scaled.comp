@@ -1,9 +1,9 @@
 #version 450
 // c[m x n] = a[m x k] * b[k x n], row-major, one element of c per invocation, with the flaw of a kernel that shares
 // one scale among many values (as f32 from f16 parts on tensor cores may): each block of 8 rows of a has one scale,
-// its largest magnitude, and values more than 2^26 below it are lost (read as 0). Every other case keeps its
-// values within 2^26 of a block's largest (`mixed`: 1e-3..1e4), or loses only values too small to matter
-// (`subnormal`); a block with an infinity or NaN is summed as it is. Where a block holds an outlier 2^30 above the
+// its largest magnitude, and values more than 2^26 below it are lost (read as 0). The other cases keep their
+// values within 2^26 of a block's largest (`mixed`: 1e-3..1e4; `large`, uniform in +-1e4, loses such a value about
+// once in 10^8), or lose only values too small to matter (`subnormal`); a block with an infinity or NaN is summed as it is. Where a block holds an outlier 2^30 above the
 // rest (`outliers`), the rows beside it lose nearly everything. For evaluate_test.cpp: that case must reject it.
 // kernelgen: dispatch (n + 15) / 16 (m + 15) / 16 1
 layout(local_size_x = 16, local_size_y = 16) in;

@@ -128,8 +128,8 @@ vec4 high_part(vec4 v) {
 }
 
 // What a lo part may lose of the rest r = x - hi: all of it below f16's normal range (a device may flush f16
-// subnormals, and rounding to the subnormals' grid loses at most |r| either way), else at most 2^-11 |r|, which
-// counts among the relative errors.
+// subnormals, and rounding to the subnormals' grid loses at most |r| either way), else at most 2^-10 |r| (rounding
+// to zero; 2^-11 to nearest), which counts among the relative errors.
 vec4 lost(vec4 r) { return mix(vec4(0.0), abs(r), lessThan(abs(r), vec4(6.103515625e-05))); }
 
 // The largest of four values (not NaN; a NaN fails the split's check first).
@@ -224,7 +224,8 @@ uvec2 slice_largest(vec4 ra[2u * A_PIECES], vec4 rb[2u * B_PIECES]) {
 }
 
 // The tile in f32 through shared memory (a's and b's slices of 16 as float bits in Ahi and Bhi), for a tile whose
-// a or b holds an infinity or NaN: 8x8 results per invocation, each a sum of products in order of k.
+// a or b holds an infinity, a NaN or a magnitude of 2^95 or more, or whose error bound is too wide: 8x8 results per
+// invocation, each a sum of products in order of k.
 const uint EK = 16u, EA = BM * EK / 8u / NT, EB = EK * BN / 8u / NT, EQ = BN / 8u;
 void exact_tile() {
   uint t = gl_LocalInvocationID.x, tr = t / EQ, tc = t % EQ;
@@ -268,7 +269,8 @@ void exact_tile() {
 void add_terms(Split parts, int sa, int sb, inout vec2 row_terms[A_PIECES], inout vec2 column_terms) {
   float unscale_a = power_of_two(-sa), unscale_b = power_of_two(-sb);
   [[unroll]] for (uint l = 0u; l < A_PIECES; ++l)
-    row_terms[l] = vec2(row_terms[l].x + parts.a_lost[l] * unscale_a, max(row_terms[l].y, parts.a_largest[l] * unscale_a));
+    row_terms[l] = vec2(row_terms[l].x + parts.a_lost[l] * unscale_a,
+                        max(row_terms[l].y, parts.a_largest[l] * unscale_a));
   column_terms = vec2(column_terms.x + parts.b_lost * unscale_b, max(column_terms.y, parts.b_largest * unscale_b));
 }
 
@@ -355,8 +357,8 @@ void main() {
       exact = any(greaterThanEqual(bits, uvec2(NONFINITE)));
       int na = min(sa, scale_for(bits.x)), nb = min(sb, scale_for(bits.y));
       // Larger values than before: the sums so far scaled down to the new scales (by at most 2^-240 each way,
-      // in steps that 2^e holds; what falls below f32's range was below the new values' rounding anyway).
-      // Each sum so far then errs by at most f32's smallest normal value in the new scaled units.
+      // in steps that 2^e holds). Each sum so far then errs by at most f32's smallest normal value in the new
+      // scaled units, which floor_error counts.
       if (na + nb < sa + sb) {
         int floor_exponent = -126 - na - nb;
         floor_error += floor_exponent > 127 ? uintBitsToFloat(NONFINITE) : power_of_two(max(floor_exponent, -126));
@@ -399,6 +401,8 @@ void main() {
   // 2^-(sa + sb) in two halves that f32 holds, of one sign, so that the first step never leaves f32's range
   // where the result stays inside it.
   int unscale = -(sa + sb);
+  // A magnitude of 2^95 or more (a scale below 2^-80): the unscaled terms of the bound may have been flushed.
+  bool huge = min(sa, sb) < -80;
   float unscale_1 = power_of_two(unscale / 2), unscale_2 = power_of_two(unscale - unscale / 2);
   [[unroll]] for (uint i = 0u; i < CR; ++i)
     [[unroll]] for (uint j = 0u; j < CC; ++j) {
@@ -414,13 +418,15 @@ void main() {
           float v = stage[sg][e];
           c[c_at + rr * N + cc] = v;
           vec2 row = row_bound[rr - row0], column = column_bound[(cc - col0) / 8u];
-          float bound = 2.0 * row.x * column.y + row.y * column.x + floor_error;
-          if (!(bound <= ACCEPTED * max(1.0, abs(v)))) atomicOr(redo, 1u);
+          float bound = 2.0 * (row.x * column.y + row.y * column.x) + floor_error;
+          if (!(bound <= ACCEPTED * max(1.0, abs(v))) || huge) atomicOr(redo, 1u);
         }
       }
       subgroupBarrier();
     }
-  // A result whose bound is too wide: the whole tile again in f32, over what was stored.
-  barrier();
+  // A result whose bound is too wide: the whole tile again in f32, over what was stored. The barrier orders the
+  // stores to c above before exact_tile's, and redo's writes before its read.
+  controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared,
+                 gl_SemanticsAcquireRelease);
   if (redo != 0u) exact_tile();
 }

@@ -18,12 +18,13 @@
 // two f16 values: hi, x rounded to 11 significant bits (on the float's bits, so that no conversion there and back is
 // left for a compiler to fold away: the first version, lo = f16(x - f32(f16(x))), failed on the H100 with the errors
 // of hi alone; 0 where |x| < 2^-14, below f16's normal range), and lo = f16(x - hi), the rest of x (exact in f32, at
-// most 2^-11 |x|). So x = hi + lo to about 2^-21 |x| where lo is a normal f16, and to 2^-24 absolute in the scaled
-// units (2^-14 on a device that flushes f16 subnormals) below that. Three products per fragment pair, each slice's
-// summed from zero on the tensor cores and the slices' sums added in f32 (the tensor cores' own sums lose more than
-// f32's rounding to nearest):
+// most 2^-11 |x|). So x = hi + lo to about 2^-21 |x| where lo is a normal f16 (its conversion rounding to zero or
+// to nearest), and to 2^-24 absolute in the scaled units (2^-14 on a device that flushes f16 subnormals) below
+// that. Three products per fragment pair, each slice's summed from zero on the tensor cores and the slices' sums
+// added in f32 (the tensor cores' own sums lose more than f32's rounding to nearest):
 //   c = sum over slices of (hi_a hi_b + hi_a lo_b + lo_a hi_b) / (2^s_a 2^s_b)
-// (lo_a lo_b, at most 2^-22 of a product, is left out). The first slice's scales come from its largest magnitudes
+// (lo_a lo_b, at most 2^-22 of a product where both hi parts are nonzero, is left out; the bound below covers it
+// where one is 0). The first slice's scales come from its largest magnitudes
 // (each invocation's, then subgroupMax, then atomicMax in shared memory). While splitting a later slice each
 // invocation checks that its values fit the current scales, vector by vector (a NaN fails the check); where one
 // does not (larger values than before, an infinity or a NaN), the workgroup takes that slice's largest magnitudes
@@ -33,12 +34,16 @@
 //
 // The relative errors above stay near 2^-20 of the sum of the products' magnitudes, far inside matmul's TOLERANCE
 // (1e-4). The absolute ones do not, where one scale serves values far apart: a lo part below f16's normal range
-// may lose all of itself (a device may flush f16 subnormals), so a value 2^27 below the largest of its slice (or
-// of an earlier one, whose scale it keeps) holds less than 1e-4 of its own precision, and a row of such values
-// beside one large value would come out wrong. So each tile bounds that loss: with lost(x) what x's lo part may
-// lose (|x - hi| where that is below 2^-14 in the scaled units, else 0), unscaled, result (i, j) errs by at most
-//   2 (sum over k of lost(a_ik)) (largest |b_kj| over k) + (largest |a_ik| over k) (sum over k of lost(b_kj))
-// (+ what scaling the sums down lost), the columns taken 8 at a time. Each invocation adds up its rows of a and
+// may lose all of itself. On a device that flushes f16 subnormals that begins about 2^17 below the largest
+// magnitude of the slice (or of an earlier one, whose scale it keeps), where up to 2^-11 of a value is lost; on
+// one that keeps them, about 2^27 below, where less than 1e-4 of it is left. A row of such values beside one
+// large value would come out wrong. So each tile bounds that loss: with lost(x) what x's lo part may lose
+// (|x - hi| where that is below 2^-14 in the scaled units, else 0), unscaled, result (i, j) errs by at most
+//   2 (sum over k of lost(a_ik)) (largest |b_kj| over k) + 2 (largest |a_ik| over k) (sum over k of lost(b_kj))
+// (+ what scaling the sums down lost), the columns taken 8 at a time: each factor 2 covers a hi part rounded up
+// (|hi| <= (1 + 2^-11) |x|) and the product of two lost parts. The terms are kept unscaled in f32, which may flush
+// what falls below 2^-126; that is below 2^-24 of any result while every magnitude stays below 2^95, and a tile
+// holding a larger one (a scale below 2^-80) is computed in f32 as below. Each invocation adds up its rows of a and
 // its 8 columns of b slice by slice, the workgroup combines them per row and per 8 columns, and each result is
 // checked as it is stored: where the bound passes ACCEPTED of the result's magnitude (of 1 below 1), the
 // workgroup computes the whole tile again in f32 over what it stored. Ordinary inputs (uniform or normal) lose
@@ -74,7 +79,8 @@ const uint AQ = BK / 8u, BQ = BN / 8u;            // pieces of 8 values in a row
 const uint A_PIECES = BM * AQ / NT, B_PIECES = BK * BQ / NT;
 const uint NONFINITE = 0x7f800000u;  // the bits of +inf: |x|'s bits reach it only for an infinity or NaN
 // The largest bound on the f16 parts' error that a result keeps, relative to its magnitude (absolute below 1):
-// 2^-15, a third of matmul's TOLERANCE 1e-4, which leaves the rest to the sums' rounding (about 2^-17 relative).
+// 2^-15, a third of matmul's TOLERANCE 1e-4, which leaves the rest to the sums' rounding (about 2^-20 relative,
+// 2^-17 at worst at k = 4096: 128 slices' sums added in f32).
 const float ACCEPTED = 3.0517578125e-05;
 shared uvec4 Ahi[BM * AS], Alo[BM * AS];  // Ahi[r * AS + q]: halves 8q..8q+7 of row r of the slice of a
 shared uvec4 Bhi[BK * BS], Blo[BK * BS];  // Bhi[kk * BS + q]: halves 8q..8q+7 of row kk of the slice of b
@@ -156,8 +162,8 @@ vec4 high_part(vec4 v) {
 }
 
 // What a lo part may lose of the rest r = x - hi: all of it below f16's normal range (a device may flush f16
-// subnormals, and rounding to the subnormals' grid loses at most |r| either way), else at most 2^-11 |r|, which
-// counts among the relative errors.
+// subnormals, and rounding to the subnormals' grid loses at most |r| either way), else at most 2^-10 |r| (rounding
+// to zero; 2^-11 to nearest), which counts among the relative errors.
 vec4 lost(vec4 r) { return mix(vec4(0.0), abs(r), lessThan(abs(r), vec4(6.103515625e-05))); }
 
 // The largest of four values (not NaN; a NaN fails the split's check first).
@@ -252,7 +258,8 @@ uvec2 slice_largest(vec4 ra[2u * A_PIECES], vec4 rb[2u * B_PIECES]) {
 }
 
 // The tile in f32 through shared memory (a's and b's slices of 16 as float bits in Ahi and Bhi), for a tile whose
-// a or b holds an infinity or NaN: 8x8 results per invocation, each a sum of products in order of k.
+// a or b holds an infinity, a NaN or a magnitude of 2^95 or more, or whose error bound is too wide: 8x8 results per
+// invocation, each a sum of products in order of k.
 const uint EK = 16u, EA = BM * EK / 8u / NT, EB = EK * BN / 8u / NT, EQ = BN / 8u;
 void exact_tile() {
   uint t = gl_LocalInvocationID.x, tr = t / EQ, tc = t % EQ;
@@ -296,7 +303,8 @@ void exact_tile() {
 void add_terms(Split parts, int sa, int sb, inout vec2 row_terms[A_PIECES], inout vec2 column_terms) {
   float unscale_a = power_of_two(-sa), unscale_b = power_of_two(-sb);
   [[unroll]] for (uint l = 0u; l < A_PIECES; ++l)
-    row_terms[l] = vec2(row_terms[l].x + parts.a_lost[l] * unscale_a, max(row_terms[l].y, parts.a_largest[l] * unscale_a));
+    row_terms[l] = vec2(row_terms[l].x + parts.a_lost[l] * unscale_a,
+                        max(row_terms[l].y, parts.a_largest[l] * unscale_a));
   column_terms = vec2(column_terms.x + parts.b_lost * unscale_b, max(column_terms.y, parts.b_largest * unscale_b));
 }
 
@@ -380,8 +388,8 @@ void main() {
       exact = any(greaterThanEqual(bits, uvec2(NONFINITE)));
       int na = min(sa, scale_for(bits.x)), nb = min(sb, scale_for(bits.y));
       // Larger values than before: the sums so far scaled down to the new scales (by at most 2^-240 each way,
-      // in steps that 2^e holds; what falls below f32's range was below the new values' rounding anyway).
-      // Each sum so far then errs by at most f32's smallest normal value in the new scaled units.
+      // in steps that 2^e holds). Each sum so far then errs by at most f32's smallest normal value in the new
+      // scaled units, which floor_error counts.
       if (na + nb < sa + sb) {
         int floor_exponent = -126 - na - nb;
         floor_error += floor_exponent > 127 ? uintBitsToFloat(NONFINITE) : power_of_two(max(floor_exponent, -126));
@@ -424,6 +432,8 @@ void main() {
   // 2^-(sa + sb) in two halves that f32 holds, of one sign, so that the first step never leaves f32's range
   // where the result stays inside it.
   int unscale = -(sa + sb);
+  // A magnitude of 2^95 or more (a scale below 2^-80): the unscaled terms of the bound may have been flushed.
+  bool huge = min(sa, sb) < -80;
   float unscale_1 = power_of_two(unscale / 2), unscale_2 = power_of_two(unscale - unscale / 2);
   [[unroll]] for (uint i = 0u; i < CR; ++i)
     [[unroll]] for (uint j = 0u; j < CC; ++j) {
@@ -439,13 +449,15 @@ void main() {
           float v = stage[sg][e];
           c[rr * N + cc] = v;
           vec2 row = row_bound[rr - row0], column = column_bound[(cc - col0) / 8u];
-          float bound = 2.0 * row.x * column.y + row.y * column.x + floor_error;
-          if (!(bound <= ACCEPTED * max(1.0, abs(v)))) atomicOr(redo, 1u);
+          float bound = 2.0 * (row.x * column.y + row.y * column.x) + floor_error;
+          if (!(bound <= ACCEPTED * max(1.0, abs(v))) || huge) atomicOr(redo, 1u);
         }
       }
       subgroupBarrier();
     }
-  // A result whose bound is too wide: the whole tile again in f32, over what was stored.
-  barrier();
+  // A result whose bound is too wide: the whole tile again in f32, over what was stored. The barrier orders the
+  // stores to c above before exact_tile's, and redo's writes before its read.
+  controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared,
+                 gl_SemanticsAcquireRelease);
   if (redo != 0u) exact_tile();
 }

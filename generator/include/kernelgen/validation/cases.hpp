@@ -23,7 +23,8 @@ struct TestCase {
 // nonfinite: about one element in 64 NaN, +Inf, -Inf or -0.0; signed_zeros: +0.0 and -0.0 mixed in every row,
 // a quarter negative numbers, so that a row's largest value is a zero of either sign; outliers: normal(0,1),
 // about one element in 256 times 2^30, 2^12 in f16), each drawn for the tensor's dtype (integers: small, wide,
-// the dtype's extremes; f16: +-65504 and f16 subnormals) and, for an INDEX input, within its range. Each case's seed derives from base_seed and the dims, so the same base seed gives the same inputs.
+// the dtype's extremes; f16: +-65504 and f16 subnormals) and, for an INDEX input, within its range. Each case's
+// seed derives from base_seed and the dims, so the same base seed gives the same inputs.
 std::vector<TestCase> make_cases(const OpSpec& spec, uint64_t base_seed, const DimValues& dims = {});
 
 // The suite's case names, in order.
