@@ -95,8 +95,8 @@ double float_value(const Pattern& p, int64_t i, int64_t count, const FloatRange&
   }
   if (kind == "outliers") {
     // normal(0, 1), about one element in 256 times range.outlier: values 2^30 (2^12 in f16) above their neighbours
-    // in the same rows and columns, where a kernel that shares one scale among many values (a block-scaled product) would keep
-    // too few bits of the small ones.
+    // in the same rows and columns, where a kernel that shares one scale among many values (a block-scaled
+    // product) would keep too few bits of the small ones.
     const double value = std::normal_distribution<double>(0.0, 1.0)(rng);
     return std::bernoulli_distribution(1.0 / 256)(rng) ? value * range.outlier : value;
   }
