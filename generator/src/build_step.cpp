@@ -102,6 +102,8 @@ GeneratedKernel check_in(const OpSpec& spec, const std::string& hash, const Sear
               {"stop_reason", outcome.stop_reason}};
   // Which device chose it among the correct candidates: a regeneration on another keeps it (incumbent.hpp).
   m.search["chosen_on"] = best.verdict.timing ? best.verdict.timing->device : best.verdict.device;
+  // And among which: a replay of the same candidates keeps it, however it times them (incumbent.hpp).
+  m.search["chosen_among"] = outcome.correct_sources;
   if (!best.idea.empty()) m.search["idea"] = best.idea;
   if (outcome.first_correct && outcome.first_correct->uuid != best.uuid) {
     m.search["first_correct_record"] = outcome.first_correct->file_name();
@@ -285,6 +287,18 @@ int configure_search(const BuildStepOptions& options, const OpSpec& spec, const 
   return 0;
 }
 
+// A kept kernel whose manifest predates search.chosen_among, on the device that chose it: this search's correct
+// candidates are what it was chosen among, and the manifest records them (written once, the rest as it was), so
+// that the next replay of them keeps it however it times them (incumbent.hpp).
+void record_chosen_among(const OpSpec& spec, const SearchOutcome& outcome, const DeviceInfo& device,
+                         GeneratedKernel& kept) {
+  if (!chosen_among(kept.manifest).empty() || chosen_on(kept.manifest) != device.name || !outcome.incumbent) return;
+  kept.manifest.search["chosen_among"] = outcome.correct_sources;
+  write_generated(spec.generated_dir, kept);
+  std::fprintf(stderr, "kernelgen: op '%s': its manifest now records the %zu correct candidates it was chosen among\n",
+               spec.name.c_str(), outcome.correct_sources.size());
+}
+
 // Runs the search, checks the best kernel in unless `keep` is the best (the checked-in one, in an
 // optimisation), and says what it did. Returns the exit code; `kernel` receives what to emit.
 // `incumbent`: the current checked-in kernel of a regeneration, which the search's pick replaces only as
@@ -304,8 +318,9 @@ int search_and_check_in(const BuildStepOptions& options, const OpSpec& spec, con
     return 1;
   }
   if (incumbent) {
-    const ReplacementDecision decision = decide_replacement(
-        incumbent->manifest, *outcome.best, outcome.incumbent ? &*outcome.incumbent : nullptr, device.name, replace);
+    const ReplacementDecision decision =
+        decide_replacement(incumbent->manifest, *outcome.best, outcome.incumbent ? &*outcome.incumbent : nullptr,
+                           outcome.correct_sources, device.name, replace);
     std::fprintf(stderr, "kernelgen: op '%s': %s\n", spec.name.c_str(), decision.reason.c_str());
     bool replaces = decision.action == ReplacementDecision::Action::replace;
     if (decision.action == ReplacementDecision::Action::confirm) {
@@ -318,6 +333,7 @@ int search_and_check_in(const BuildStepOptions& options, const OpSpec& spec, con
     }
     if (!replaces) {
       kernel = *incumbent;
+      record_chosen_among(spec, outcome, device, *kernel);
       return 0;
     }
   }

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "kernelgen/hash.hpp"
 
 namespace kernelgen {
@@ -40,7 +42,7 @@ CandidateRecord timed(const std::string& source, double median_ns, double spread
 
 TEST(DecideReplacement, TheSameSourceKeepsTheCheckedInFilesWhateverItsTimeHere) {
   const CandidateRecord best = timed("kernel A", 10.0, 1.0, kLavapipe);
-  const ReplacementDecision decision = decide_replacement(checked_in("kernel A", kLavapipe), best, &best, kLavapipe, true);
+  const ReplacementDecision decision = decide_replacement(checked_in("kernel A", kLavapipe), best, &best, {}, kLavapipe, true);
   EXPECT_EQ(decision.action, Action::keep);
   EXPECT_NE(decision.reason.find("unchanged"), std::string::npos) << decision.reason;
 }
@@ -49,7 +51,7 @@ TEST(DecideReplacement, AKernelChosenOnAnotherDeviceIsKeptAndThisDevicesPickIsNa
   const CandidateRecord best = timed("kernel B", 10.0, 1.0, kLavapipe);
   const CandidateRecord incumbent = timed("kernel A", 1000.0, 1.0, kLavapipe);
   const ReplacementDecision decision =
-      decide_replacement(checked_in("kernel A", kH100), best, &incumbent, kLavapipe, false);
+      decide_replacement(checked_in("kernel A", kH100), best, &incumbent, {}, kLavapipe, false);
   EXPECT_EQ(decision.action, Action::keep);
   EXPECT_NE(decision.reason.find(kH100), std::string::npos) << decision.reason;
   EXPECT_NE(decision.reason.find("would pick op/r2/s1"), std::string::npos) << decision.reason;
@@ -58,14 +60,14 @@ TEST(DecideReplacement, AKernelChosenOnAnotherDeviceIsKeptAndThisDevicesPickIsNa
 
 TEST(DecideReplacement, ReplaceChecksInThisDevicesPickOverAnotherDevicesKernel) {
   const CandidateRecord best = timed("kernel B", 10.0, 1.0, kLavapipe);
-  EXPECT_EQ(decide_replacement(checked_in("kernel A", kH100), best, nullptr, kLavapipe, true).action, Action::replace);
+  EXPECT_EQ(decide_replacement(checked_in("kernel A", kH100), best, nullptr, {}, kLavapipe, true).action, Action::replace);
 }
 
 TEST(DecideReplacement, OnTheSameDeviceATieKeepsTheCheckedInKernel) {
   const CandidateRecord best = timed("kernel B", 980.0, 10.0, kLavapipe);  // 2% faster: within the noise
   const CandidateRecord incumbent = timed("kernel A", 1000.0, 10.0, kLavapipe);
   const ReplacementDecision decision =
-      decide_replacement(checked_in("kernel A", kLavapipe), best, &incumbent, kLavapipe, false);
+      decide_replacement(checked_in("kernel A", kLavapipe), best, &incumbent, {}, kLavapipe, false);
   EXPECT_EQ(decision.action, Action::keep);
   EXPECT_NE(decision.reason.find("not faster beyond the noise"), std::string::npos) << decision.reason;
 }
@@ -73,16 +75,48 @@ TEST(DecideReplacement, OnTheSameDeviceATieKeepsTheCheckedInKernel) {
 TEST(DecideReplacement, OnTheSameDeviceAKernelFasterBeyondTheNoiseIsTimedAgainBesideIt) {
   const CandidateRecord best = timed("kernel B", 500.0, 10.0, kLavapipe);
   const CandidateRecord incumbent = timed("kernel A", 1000.0, 10.0, kLavapipe);
-  EXPECT_EQ(decide_replacement(checked_in("kernel A", kLavapipe), best, &incumbent, kLavapipe, false).action,
+  EXPECT_EQ(decide_replacement(checked_in("kernel A", kLavapipe), best, &incumbent, {}, kLavapipe, false).action,
             Action::confirm);
 }
 
 TEST(DecideReplacement, ACheckedInKernelThatThisSearchDidNotPassIsReplaced) {
   const CandidateRecord best = timed("kernel B", 2000.0, 10.0, kLavapipe);
   const ReplacementDecision decision =
-      decide_replacement(checked_in("kernel A", kLavapipe), best, nullptr, kLavapipe, false);
+      decide_replacement(checked_in("kernel A", kLavapipe), best, nullptr, {}, kLavapipe, false);
   EXPECT_EQ(decision.action, Action::replace);
   EXPECT_NE(decision.reason.find("not among"), std::string::npos) << decision.reason;
+}
+
+TEST(DecideReplacement, AReplayOfTheCandidatesTheKernelWasChosenAmongKeepsItHoweverItTimesThem) {
+  // Another machine with the same device name (lavapipe on another CPU) times kernel B well ahead of kernel A.
+  const CandidateRecord best = timed("kernel B", 500.0, 10.0, kLavapipe);
+  const CandidateRecord incumbent = timed("kernel A", 1000.0, 10.0, kLavapipe);
+  Manifest manifest = checked_in("kernel A", kLavapipe);
+  const std::string a = content_hash("kernel A"), b = content_hash("kernel B"), c = content_hash("kernel C");
+  manifest.search = {{"chosen_among", {a, b, c}}};
+  const auto sorted = [](std::vector<std::string> hashes) {
+    std::ranges::sort(hashes);
+    return hashes;
+  };
+
+  const ReplacementDecision same = decide_replacement(manifest, best, &incumbent, sorted({a, b}), kLavapipe, false);
+  EXPECT_EQ(same.action, Action::keep);
+  EXPECT_NE(same.reason.find("chosen among these 2 correct candidates"), std::string::npos) << same.reason;
+  EXPECT_NE(same.reason.find("KERNELGEN_REPLACE=1"), std::string::npos) << same.reason;
+
+  // A candidate it was not chosen among is new: the timings decide again, and KERNELGEN_REPLACE=1 still replaces.
+  const std::string d = content_hash("kernel D");
+  EXPECT_EQ(decide_replacement(manifest, best, &incumbent, sorted({a, b, d}), kLavapipe, false).action, Action::confirm);
+  EXPECT_EQ(decide_replacement(manifest, best, &incumbent, sorted({a, b}), kLavapipe, true).action, Action::replace);
+}
+
+TEST(ChosenAmong, ReadsTheRecordedHashesSortedAndNothingFromOlderManifests) {
+  Manifest manifest = checked_in("kernel A", kLavapipe);
+  EXPECT_TRUE(chosen_among(manifest).empty());
+  manifest.search = {{"chosen_on", kLavapipe}};
+  EXPECT_TRUE(chosen_among(manifest).empty());
+  manifest.search["chosen_among"] = {"b", "a"};
+  EXPECT_EQ(chosen_among(manifest), (std::vector<std::string>{"a", "b"}));
 }
 
 TEST(ChosenOn, PrefersTheRecordedChooserThenTheTimingThenTheValidation) {

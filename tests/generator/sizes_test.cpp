@@ -72,6 +72,19 @@ TEST(ValidationSizes, ARaggedSizeGoesToOneDimAtATimeWithEveryCombinationOfTheOth
   EXPECT_EQ(largest_declared_size(spec, {16, 16, 1}), (DimValues{130, 130, 130}));
 }
 
+TEST(ValidationSizes, TensorBytesCountTheTensorsWhateverBytesTheOpDeclaresForItsRoofline) {
+  // A gather that declares the bytes it moves: fewer than its table holds.
+  const OpSpec spec = spec_from(R"({"name": "gather", "contract": 2,
+    "inputs": [{"name": "table", "dtype": "f32", "shape": ["rows", "cols"]},
+               {"name": "index", "dtype": "u32", "shape": ["picks"]}],
+    "outputs": [{"name": "y", "dtype": "f32", "shape": ["picks", "cols"]}],
+    "dims": {"rows": [1, 1000], "cols": [1, 64], "picks": [1, 8]},
+    "bytes": "picks * 4 + 2 * picks * cols * 4"})");
+  const DimValues dims{1000, 64, 8};
+  EXPECT_EQ(tensor_bytes(spec, dims), 1000 * 64 * 4 + 8 * 4 + 8 * 64 * 4);
+  EXPECT_EQ(spec.bytes_at(dims), 8 * 4 + 2 * 8 * 64 * 4);
+}
+
 TEST(ValidationSizes, TheSameSeedDrawsTheSameSizesAndOtherSeedsOthers) {
   const OpSpec spec = matmul_spec();
   EXPECT_EQ(validation_sizes(spec, {16, 16, 1}, 7), validation_sizes(spec, {16, 16, 1}, 7));

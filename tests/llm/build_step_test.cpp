@@ -14,6 +14,7 @@
 #include "fake_llm_server.hpp"
 #include "generator/scratch_dir.hpp"
 #include "kernelgen/files.hpp"
+#include "kernelgen/hash.hpp"
 #include "relu_replies.hpp"
 #include "runtime/scoped_env.hpp"
 
@@ -321,6 +322,30 @@ TEST_F(RegenerateOp, PickingTheCheckedInKernelAgainLeavesItsFilesAsTheyWere) {
   EXPECT_THAT(output, HasSubstr("picked the checked-in kernel again"));
   EXPECT_EQ(checked_in_file("manifest.json"), manifest_before);
   EXPECT_EQ(fs::last_write_time(dir_.path() / "generated" / "relu" / "manifest.json"), written);
+}
+
+TEST_F(RegenerateOp, AManifestWrittenBeforeChosenAmongGainsItOnceAndKeepsEverythingElse) {
+  const fs::path spec = two_samples(test::kReluKernel, test::kLeakyReluKernel);
+  std::string output;
+  ASSERT_EQ(replay(spec, "", output), 0) << output;
+  json older = manifest();
+  // leaky relu fails relu's validation: the kernel was chosen among one correct candidate.
+  const json among = older["search"]["chosen_among"];
+  EXPECT_EQ(among, json::array({kernelgen::content_hash(test::kReluKernel)}));
+  older["search"].erase("chosen_among");
+  write_file_atomic(dir_.path() / "generated" / "relu" / "manifest.json", older.dump(2) + "\n");
+
+  ASSERT_EQ(replay(spec, "--regenerate", output), 0) << output;
+  EXPECT_THAT(output, HasSubstr("now records the 1 correct candidates it was chosen among"));
+  json now = manifest();
+  EXPECT_EQ(now["search"]["chosen_among"], among);
+  now["search"].erase("chosen_among");
+  EXPECT_EQ(now, older);
+
+  const std::string recorded = checked_in_file("manifest.json");
+  ASSERT_EQ(replay(spec, "--regenerate", output), 0) << output;
+  EXPECT_THAT(output, Not(HasSubstr("now records")));
+  EXPECT_EQ(checked_in_file("manifest.json"), recorded);
 }
 
 TEST_F(RegenerateOp, AKernelChosenOnAnotherDeviceIsKeptUntilReplaceIsAskedFor) {

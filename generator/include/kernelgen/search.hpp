@@ -76,6 +76,9 @@ struct SearchOutcome {
   // The first correct candidate whose source is SearchConfig::incumbent_source, as validated and timed here.
   std::optional<CandidateRecord> incumbent;
   std::vector<Rejection> rejections;  // every rejected candidate, in the order they were validated
+  // The content hashes (content_hash) of every correct candidate's source, sorted, without repeats: what the best
+  // was chosen among (manifest search.chosen_among, incumbent.hpp).
+  std::vector<std::string> correct_sources;
   KernelBinary best_binary;
   SearchProgress totals;
   int candidates = 0;

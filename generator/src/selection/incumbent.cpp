@@ -1,5 +1,6 @@
 #include "kernelgen/selection/incumbent.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "kernelgen/hash.hpp"
@@ -34,8 +35,20 @@ std::string chosen_on(const Manifest& manifest) {
   return device_of(manifest.validation);
 }
 
+std::vector<std::string> chosen_among(const Manifest& manifest) {
+  std::vector<std::string> hashes;
+  if (!manifest.search.is_object()) return hashes;
+  const auto among = manifest.search.find("chosen_among");
+  if (among == manifest.search.end() || !among->is_array()) return hashes;
+  for (const auto& hash : *among)
+    if (hash.is_string()) hashes.push_back(hash.get<std::string>());
+  std::ranges::sort(hashes);
+  return hashes;
+}
+
 ReplacementDecision decide_replacement(const Manifest& checked_in, const CandidateRecord& best,
-                                       const CandidateRecord* incumbent_here, const std::string& device,
+                                       const CandidateRecord* incumbent_here,
+                                       const std::vector<std::string>& correct_here, const std::string& device,
                                        bool replace) {
   const std::string pick = best.origin + " (" + time_of(best) + ")";
   if (content_hash(best.glsl) == checked_in.source_hash)
@@ -48,6 +61,11 @@ ReplacementDecision decide_replacement(const Manifest& checked_in, const Candida
                        ". KERNELGEN_REPLACE=1 checks that one in"};
   if (!incumbent_here || !incumbent_here->correct() || !incumbent_here->verdict.timing)
     return {Action::replace, "the checked-in kernel was not among this search's correct, timed candidates; checking in " + pick};
+  if (const std::vector<std::string> among = chosen_among(checked_in);
+      !among.empty() && std::ranges::includes(among, correct_here))
+    return {Action::keep, "kept the checked-in kernel (" + time_of(*incumbent_here) + " here): it was chosen among these " +
+                       std::to_string(correct_here.size()) + " correct candidates, and timing them again is no new "
+                       "candidate; this search would pick " + pick + ". KERNELGEN_REPLACE=1 checks that one in"};
   if (!best.verdict.timing ||
       !faster_beyond_noise(best.verdict.timing->stats(), incumbent_here->verdict.timing->stats()))
     return {Action::keep, "kept the checked-in kernel (" + time_of(*incumbent_here) + " here): " + pick +

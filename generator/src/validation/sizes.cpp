@@ -40,12 +40,6 @@ int64_t prime_below(const DimSpec& dim, std::mt19937_64& rng) {
   return largest(dim);
 }
 
-int64_t tensor_bytes(const OpSpec& spec, const DimValues& dims) {
-  int64_t bytes = 0;
-  for (const TensorSpec& tensor : spec.tensors()) bytes += tensor.bytes(dims);
-  return bytes;
-}
-
 // Halves each dim's excess over its largest DIMS value (then the next prime) until the tensors fit `cap` bytes.
 void fit_under_cap(const OpSpec& spec, DimValues& dims, int64_t cap) {
   for (int round = 0; round < 64 && tensor_bytes(spec, dims) > cap; ++round) {
@@ -63,15 +57,23 @@ void fit_under_cap(const OpSpec& spec, DimValues& dims, int64_t cap) {
   }
 }
 
+// Whether a workgroup extent above 1 divides `value`.
+bool divides_an_extent(int64_t value, std::array<uint32_t, 3> local_size) {
+  return std::any_of(local_size.begin(), local_size.end(), [&](uint32_t e) { return e > 1 && value % e == 0; });
+}
+
 }  // namespace
+
+int64_t tensor_bytes(const OpSpec& spec, const DimValues& dims) {
+  int64_t bytes = 0;
+  for (const TensorSpec& tensor : spec.tensors()) bytes += tensor.bytes(dims);
+  return bytes;
+}
 
 int64_t ragged_size(std::array<uint32_t, 3> local_size) {
   const int64_t invocations = int64_t{local_size[0]} * local_size[1] * local_size[2];
   int64_t size = std::max<int64_t>(3, invocations + invocations / 2 + 1);
-  const auto divides = [&](int64_t value) {
-    return std::any_of(local_size.begin(), local_size.end(), [&](uint32_t e) { return e > 1 && value % e == 0; });
-  };
-  while (divides(size)) ++size;
+  while (divides_an_extent(size, local_size)) ++size;
   return size;
 }
 
@@ -91,10 +93,8 @@ std::vector<DimValues> declared_sizes(const OpSpec& spec, std::array<uint32_t, 3
     std::vector<int64_t> listed = dim.sizes;
     if (std::find(listed.begin(), listed.end(), 1) == listed.end()) listed.push_back(1);
     std::sort(listed.begin(), listed.end());
-    const bool has_ragged = std::any_of(listed.begin(), listed.end(), [&](int64_t v) {
-      return v > widest &&
-             std::none_of(local_size.begin(), local_size.end(), [&](uint32_t e) { return e > 1 && v % e == 0; });
-    });
+    const bool has_ragged = std::any_of(listed.begin(), listed.end(),
+                                        [&](int64_t v) { return v > widest && !divides_an_extent(v, local_size); });
     values.push_back(std::move(listed));
     ragged.push_back(has_ragged ? 0 : ragged_size(local_size));
   }

@@ -18,6 +18,7 @@
 #include "kernelgen/sequence.hpp"
 #include "kernelgen/spirv_interface.hpp"
 #include "kernelgen/validation/case_buffers.hpp"
+#include "kernelgen/validation/sizes.hpp"
 #include "kernelgen/validation/timed_output.hpp"
 
 namespace kernelgen {
@@ -527,7 +528,7 @@ Verdict validate_kernel(Device& device, const OpSpec& spec, ReferenceFunction re
   const DimValues stress_size = largest_declared_size(spec, interface->local_size);
   // The size whose tensors take the most bytes: a drawn size may be below the ragged one.
   const DimValues largest = *std::max_element(sizes.begin(), sizes.end(), [&](const DimValues& a, const DimValues& b) {
-    return spec.bytes_at(a) < spec.bytes_at(b);
+    return tensor_bytes(spec, a) < tensor_bytes(spec, b);
   });
   if (!spec.inputs.empty()) {
     const auto a = run_reference(spec, reference, make_case(spec, "uniform", options.base_seed, largest));
@@ -579,7 +580,7 @@ Verdict validate_kernel(Device& device, const OpSpec& spec, ReferenceFunction re
     verdict.reason = std::string(failure.what()) + " on " + device.info().name;
     if (failure.result() == VK_ERROR_OUT_OF_DEVICE_MEMORY || failure.result() == VK_ERROR_OUT_OF_HOST_MEMORY)
       verdict.reason += "; its largest size validated, " + dims_text(spec, largest) + ", needs " +
-                        std::to_string(static_cast<uint64_t>(spec.bytes_at(largest))) +
+                        std::to_string(tensor_bytes(spec, largest)) +
                         " bytes of tensors: lower the op's DIMS if the device cannot hold them";
     return verdict;
   } catch (const std::invalid_argument& failure) {

@@ -1,5 +1,6 @@
 #pragma once
 #include <string>
+#include <vector>
 
 #include "kernelgen/manifest.hpp"
 #include "kernelgen/record.hpp"
@@ -10,6 +11,10 @@ namespace kernelgen {
 // before it was recorded) the device that timed it, else the one that validated it; "" where none is named.
 std::string chosen_on(const Manifest& manifest);
 
+// The content hashes of the correct candidates a checked-in kernel was chosen among (search.chosen_among), sorted;
+// empty in manifests written before it was recorded.
+std::vector<std::string> chosen_among(const Manifest& manifest);
+
 // Whether a regeneration's fastest correct kernel replaces the checked-in one, so that replaying the same
 // completions checks in the same kernel byte for byte:
 // - the same source is the same kernel: it is kept, manifest and all (a new timing is no reason to rewrite);
@@ -17,6 +22,9 @@ std::string chosen_on(const Manifest& manifest);
 // - a kernel chosen on another device is kept: this device's timings say nothing of that one's;
 // - when the checked-in kernel was not among this search's correct, timed candidates (its completion is gone,
 //   or it fails now), the pick replaces it;
+// - when every correct candidate of this search was among those the checked-in kernel was chosen from (a replay of
+//   the same cassettes), the choice stands: timing the same kernels again on another machine of the same device
+//   name (lavapipe's on another CPU) may order two close ones the other way, and that is no new candidate;
 // - on the same device, the pick must be faster beyond the noise (faster_beyond_noise) than the checked-in
 //   kernel as this search timed it, and then again when the two are timed side by side (paired_timing.hpp):
 //   timings minutes apart on a shared machine differ by more than either's spread.
@@ -25,9 +33,11 @@ struct ReplacementDecision {
   std::string reason;  // one line, for the build's output
 };
 
-// `incumbent_here`: the checked-in kernel as this search validated and timed it, or null.
+// `incumbent_here`: the checked-in kernel as this search validated and timed it, or null. `correct_here`: the
+// content hashes of this search's correct candidates, sorted (SearchOutcome::correct_sources).
 ReplacementDecision decide_replacement(const Manifest& checked_in, const CandidateRecord& best,
-                                       const CandidateRecord* incumbent_here, const std::string& device,
+                                       const CandidateRecord* incumbent_here,
+                                       const std::vector<std::string>& correct_here, const std::string& device,
                                        bool replace);
 
 }  // namespace kernelgen
