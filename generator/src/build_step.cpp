@@ -67,7 +67,9 @@ nlohmann::json validation_summary(const Verdict& verdict) {
   return summary;
 }
 
-GeneratedKernel check_in(const OpSpec& spec, const std::string& hash, const SearchOutcome& outcome) {
+// `earlier`: what the kernel an optimisation started from was chosen among; the new one was chosen among those too.
+GeneratedKernel check_in(const OpSpec& spec, const std::string& hash, const SearchOutcome& outcome,
+                         const std::vector<std::string>& earlier) {
   const CandidateRecord& best = *outcome.best;
   GeneratedKernel kernel;
   kernel.source = best.glsl;
@@ -103,7 +105,7 @@ GeneratedKernel check_in(const OpSpec& spec, const std::string& hash, const Sear
   // Which device chose it among the correct candidates: a regeneration on another keeps it (incumbent.hpp).
   m.search["chosen_on"] = best.verdict.timing ? best.verdict.timing->device : best.verdict.device;
   // And among which: a replay of the same candidates keeps it, however it times them (incumbent.hpp).
-  m.search["chosen_among"] = outcome.correct_sources;
+  m.search["chosen_among"] = merged_hashes(earlier, outcome.correct_sources);
   if (!best.idea.empty()) m.search["idea"] = best.idea;
   if (outcome.first_correct && outcome.first_correct->uuid != best.uuid) {
     m.search["first_correct_record"] = outcome.first_correct->file_name();
@@ -287,16 +289,25 @@ int configure_search(const BuildStepOptions& options, const OpSpec& spec, const 
   return 0;
 }
 
-// A kept kernel whose manifest predates search.chosen_among, on the device that chose it: this search's correct
-// candidates are what it was chosen among, and the manifest records them (written once, the rest as it was), so
-// that the next replay of them keeps it however it times them (incumbent.hpp).
+// A kept kernel, reached by this search on the device that chose it: its manifest's search.chosen_among gains
+// this search's correct candidates that it lacks (all of them in a manifest written before the field was), so that
+// the next replay of the same candidates keeps it however it times them (incumbent.hpp). Only that field changes,
+// in manifest.json as it lies; the kernel's other files are not touched.
 void record_chosen_among(const OpSpec& spec, const SearchOutcome& outcome, const DeviceInfo& device,
                          GeneratedKernel& kept) {
-  if (!chosen_among(kept.manifest).empty() || chosen_on(kept.manifest) != device.name || !outcome.incumbent) return;
-  kept.manifest.search["chosen_among"] = outcome.correct_sources;
-  write_generated(spec.generated_dir, kept);
-  std::fprintf(stderr, "kernelgen: op '%s': its manifest now records the %zu correct candidates it was chosen among\n",
-               spec.name.c_str(), outcome.correct_sources.size());
+  if (chosen_on(kept.manifest) != device.name || !outcome.incumbent) return;
+  const std::vector<std::string> before = chosen_among(kept.manifest);
+  const std::vector<std::string> after = merged_hashes(before, outcome.correct_sources);
+  if (after == before) return;
+  const std::filesystem::path file = std::filesystem::path(spec.generated_dir) / "manifest.json";
+  nlohmann::json text = nlohmann::json::parse(read_file(file));
+  if (!text.contains("search") || !text["search"].is_object()) return;
+  text["search"]["chosen_among"] = after;
+  write_file_atomic(file, text.dump(2) + "\n");
+  kept.manifest.search["chosen_among"] = after;
+  std::fprintf(stderr,
+               "kernelgen: op '%s': its manifest now records the %zu correct candidates it was chosen among (%zu new)\n",
+               spec.name.c_str(), after.size(), after.size() - before.size());
 }
 
 // Runs the search, checks the best kernel in unless `keep` is the best (the checked-in one, in an
@@ -344,7 +355,9 @@ int search_and_check_in(const BuildStepOptions& options, const OpSpec& spec, con
                  spec.name.c_str(), time.c_str(), outcome.stop_reason.c_str(), spec.generated_dir.c_str());
     return 0;
   }
-  kernel = check_in(spec, hash, outcome);
+  const std::vector<std::string> earlier =
+      options.optimise && kernel ? chosen_among(kernel->manifest) : std::vector<std::string>{};
+  kernel = check_in(spec, hash, outcome, earlier);
   std::string speedup;
   if (outcome.best->speedup_over_first_correct)
     speedup = ", " + std::to_string(*outcome.best->speedup_over_first_correct).substr(0, 4) +
@@ -417,7 +430,7 @@ int build_variant(const BuildStepOptions& options, const OpSpec& spec, const Var
     checked_in = std::move(check.kernel);
     return 0;
   }
-  checked_in = check_in(at, hash, outcome);
+  checked_in = check_in(at, hash, outcome, {});
   std::fprintf(stderr, "kernelgen: %s: checked in at %s\n", what.c_str(), at.generated_dir.c_str());
   return 0;
 }

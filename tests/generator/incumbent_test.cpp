@@ -110,6 +110,31 @@ TEST(DecideReplacement, AReplayOfTheCandidatesTheKernelWasChosenAmongKeepsItHowe
   EXPECT_EQ(decide_replacement(manifest, best, &incumbent, sorted({a, b}), kLavapipe, true).action, Action::replace);
 }
 
+TEST(DecideReplacement, AnUntimedCheckedInKernelIsKeptAmongTheSameCandidatesAndReplacedOtherwise) {
+  const CandidateRecord best = timed("kernel B", 500.0, 10.0, kLavapipe);
+  CandidateRecord incumbent = timed("kernel A", 1000.0, 10.0, kLavapipe);
+  incumbent.verdict.timing.reset();
+  incumbent.verdict.timing_error = "no timestamps";
+  Manifest manifest = checked_in("kernel A", kLavapipe);
+  std::vector<std::string> both{content_hash("kernel A"), content_hash("kernel B")};
+  std::ranges::sort(both);
+  manifest.search = {{"chosen_among", both}};
+  const ReplacementDecision kept = decide_replacement(manifest, best, &incumbent, both, kLavapipe, false);
+  EXPECT_EQ(kept.action, Action::keep);
+  EXPECT_NE(kept.reason.find("untimed here"), std::string::npos) << kept.reason;
+
+  manifest.search = nullptr;
+  const ReplacementDecision replaced = decide_replacement(manifest, best, &incumbent, both, kLavapipe, false);
+  EXPECT_EQ(replaced.action, Action::replace);
+  EXPECT_NE(replaced.reason.find("could not be timed"), std::string::npos) << replaced.reason;
+}
+
+TEST(MergedHashes, IsTheSortedUnionWithoutRepeats) {
+  EXPECT_EQ(merged_hashes({"a", "c"}, {"b", "c", "d"}), (std::vector<std::string>{"a", "b", "c", "d"}));
+  EXPECT_EQ(merged_hashes({}, {"b"}), (std::vector<std::string>{"b"}));
+  EXPECT_EQ(merged_hashes({"a"}, {}), (std::vector<std::string>{"a"}));
+}
+
 TEST(ChosenAmong, ReadsTheRecordedHashesSortedAndNothingFromOlderManifests) {
   Manifest manifest = checked_in("kernel A", kLavapipe);
   EXPECT_TRUE(chosen_among(manifest).empty());

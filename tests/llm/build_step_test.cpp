@@ -6,6 +6,7 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -324,27 +325,47 @@ TEST_F(RegenerateOp, PickingTheCheckedInKernelAgainLeavesItsFilesAsTheyWere) {
   EXPECT_EQ(fs::last_write_time(dir_.path() / "generated" / "relu" / "manifest.json"), written);
 }
 
-TEST_F(RegenerateOp, AManifestWrittenBeforeChosenAmongGainsItOnceAndKeepsEverythingElse) {
+TEST_F(RegenerateOp, AManifestWrittenBeforeChosenAmongGainsItAndNothingElseChanges) {
   const fs::path spec = two_samples(test::kReluKernel, test::kLeakyReluKernel);
   std::string output;
   ASSERT_EQ(replay(spec, "", output), 0) << output;
+  const std::string recorded = checked_in_file("manifest.json");
   json older = manifest();
   // leaky relu fails relu's validation: the kernel was chosen among one correct candidate.
-  const json among = older["search"]["chosen_among"];
-  EXPECT_EQ(among, json::array({kernelgen::content_hash(test::kReluKernel)}));
+  EXPECT_EQ(older["search"]["chosen_among"], json::array({kernelgen::content_hash(test::kReluKernel)}));
   older["search"].erase("chosen_among");
   write_file_atomic(dir_.path() / "generated" / "relu" / "manifest.json", older.dump(2) + "\n");
+  const fs::path folder = dir_.path() / "generated" / "relu";
+  const auto spirv_written = fs::last_write_time(folder / "kernel.spv");
+  const auto source_written = fs::last_write_time(folder / "kernel.comp");
 
   ASSERT_EQ(replay(spec, "--regenerate", output), 0) << output;
-  EXPECT_THAT(output, HasSubstr("now records the 1 correct candidates it was chosen among"));
-  json now = manifest();
-  EXPECT_EQ(now["search"]["chosen_among"], among);
-  now["search"].erase("chosen_among");
-  EXPECT_EQ(now, older);
+  EXPECT_THAT(output, HasSubstr("now records the 1 correct candidates it was chosen among (1 new)"));
+  // The field back, byte for byte as the search wrote it, and the kernel's own files untouched.
+  EXPECT_EQ(checked_in_file("manifest.json"), recorded);
+  EXPECT_EQ(fs::last_write_time(folder / "kernel.spv"), spirv_written);
+  EXPECT_EQ(fs::last_write_time(folder / "kernel.comp"), source_written);
 
-  const std::string recorded = checked_in_file("manifest.json");
   ASSERT_EQ(replay(spec, "--regenerate", output), 0) << output;
   EXPECT_THAT(output, Not(HasSubstr("now records")));
+  EXPECT_EQ(checked_in_file("manifest.json"), recorded);
+}
+
+TEST_F(RegenerateOp, AReplayOfTheCandidatesItWasChosenAmongKeepsItThoughAnotherIsFasterHere) {
+  // The slow kernel checked in, as if chosen among the slow and the fast one on a machine where the slow one won.
+  std::string output;
+  ASSERT_EQ(replay(two_samples(kSlowRelu, test::kLeakyReluKernel), "", output), 0) << output;
+  json m = manifest();
+  std::vector<std::string> both{kernelgen::content_hash(kSlowRelu), kernelgen::content_hash(test::kReluKernel)};
+  std::sort(both.begin(), both.end());
+  m["search"]["chosen_among"] = both;
+  write_file_atomic(dir_.path() / "generated" / "relu" / "manifest.json", m.dump(2) + "\n");
+  const std::string recorded = checked_in_file("manifest.json");
+
+  ASSERT_EQ(replay(two_samples(kSlowRelu, test::kReluKernel), "--regenerate", output), 0) << output;
+  EXPECT_THAT(output, AllOf(HasSubstr("chosen among these 2 correct candidates"), HasSubstr("would pick relu/r1/s1"),
+                            Not(HasSubstr("paired timings"))));
+  EXPECT_EQ(checked_in_file("kernel.comp"), kSlowRelu);
   EXPECT_EQ(checked_in_file("manifest.json"), recorded);
 }
 
@@ -353,13 +374,16 @@ TEST_F(RegenerateOp, AKernelChosenOnAnotherDeviceIsKeptUntilReplaceIsAskedFor) {
   ASSERT_EQ(replay(two_samples(kSlowRelu, test::kLeakyReluKernel), "", output), 0) << output;
   json m = manifest();
   m["search"]["chosen_on"] = "NVIDIA H100 80GB HBM3";
+  m["search"].erase("chosen_among");
   write_file_atomic(dir_.path() / "generated" / "relu" / "manifest.json", m.dump(2));
 
   const fs::path spec = two_samples(kSlowRelu, test::kReluKernel);
   ASSERT_EQ(replay(spec, "--regenerate", output), 0) << output;
   EXPECT_THAT(output, AllOf(HasSubstr("chosen on NVIDIA H100 80GB HBM3"), HasSubstr("would pick relu/r1/s1"),
-                            HasSubstr("KERNELGEN_REPLACE=1")));
+                            HasSubstr("KERNELGEN_REPLACE=1"), Not(HasSubstr("now records"))));
   EXPECT_EQ(checked_in_file("kernel.comp"), kSlowRelu);
+  // This device's search says nothing of what another device chose among.
+  EXPECT_FALSE(manifest()["search"].contains("chosen_among"));
 
   ASSERT_EQ(build_op(spec, "--regenerate --set KERNELGEN_MODEL=replay --cassette-dir " +
                                quoted(dir_.path() / "cassettes"),
@@ -369,6 +393,21 @@ TEST_F(RegenerateOp, AKernelChosenOnAnotherDeviceIsKeptUntilReplaceIsAskedFor) {
   EXPECT_EQ(checked_in_file("kernel.comp"), test::kReluKernel);
   EXPECT_EQ(manifest()["search"]["accepted_from"], "relu/r1/s1");
   EXPECT_FALSE(manifest()["search"]["chosen_on"].get<std::string>().empty());
+}
+
+TEST_F(RegenerateOp, ANewCandidateThatDoesNotWinJoinsWhatTheKeptKernelWasChosenAmong) {
+  std::string output;
+  ASSERT_EQ(replay(two_samples(test::kReluKernel, test::kLeakyReluKernel), "", output), 0) << output;
+  ASSERT_EQ(manifest()["search"]["chosen_among"].size(), 1u);
+
+  // The slow kernel is new and correct; the search picks the checked-in one again.
+  ASSERT_EQ(replay(two_samples(test::kReluKernel, kSlowRelu), "--regenerate", output), 0) << output;
+  EXPECT_THAT(output, AllOf(HasSubstr("picked the checked-in kernel again"),
+                            HasSubstr("now records the 2 correct candidates it was chosen among (1 new)")));
+  std::vector<std::string> both{kernelgen::content_hash(kSlowRelu), kernelgen::content_hash(test::kReluKernel)};
+  std::sort(both.begin(), both.end());
+  EXPECT_EQ(manifest()["search"]["chosen_among"], json(both));
+  EXPECT_EQ(checked_in_file("kernel.comp"), test::kReluKernel);
 }
 
 TEST_F(RegenerateOp, AFasterKernelOnTheSameDeviceReplacesItOnceTimedBesideItInEveryPair) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 
 #include "kernelgen/hash.hpp"
 #include "kernelgen/timing.hpp"
@@ -46,6 +47,13 @@ std::vector<std::string> chosen_among(const Manifest& manifest) {
   return hashes;
 }
 
+std::vector<std::string> merged_hashes(const std::vector<std::string>& earlier, const std::vector<std::string>& now) {
+  std::vector<std::string> merged;
+  std::ranges::set_union(earlier, now, std::back_inserter(merged));
+  merged.erase(std::ranges::unique(merged).begin(), merged.end());
+  return merged;
+}
+
 ReplacementDecision decide_replacement(const Manifest& checked_in, const CandidateRecord& best,
                                        const CandidateRecord* incumbent_here,
                                        const std::vector<std::string>& correct_here, const std::string& device,
@@ -59,13 +67,15 @@ ReplacementDecision decide_replacement(const Manifest& checked_in, const Candida
     return {Action::keep, "kept the checked-in kernel, chosen on " + (chooser.empty() ? "an unnamed device" : chooser) +
                        "; this device (" + device + ") would pick " + pick +
                        ". KERNELGEN_REPLACE=1 checks that one in"};
-  if (!incumbent_here || !incumbent_here->correct() || !incumbent_here->verdict.timing)
-    return {Action::replace, "the checked-in kernel was not among this search's correct, timed candidates; checking in " + pick};
+  if (!incumbent_here || !incumbent_here->correct())
+    return {Action::replace, "the checked-in kernel was not among this search's correct candidates; checking in " + pick};
   if (const std::vector<std::string> among = chosen_among(checked_in);
       !among.empty() && std::ranges::includes(among, correct_here))
     return {Action::keep, "kept the checked-in kernel (" + time_of(*incumbent_here) + " here): it was chosen among these " +
                        std::to_string(correct_here.size()) + " correct candidates, and timing them again is no new "
                        "candidate; this search would pick " + pick + ". KERNELGEN_REPLACE=1 checks that one in"};
+  if (!incumbent_here->verdict.timing)
+    return {Action::replace, "the checked-in kernel could not be timed here; checking in " + pick};
   if (!best.verdict.timing ||
       !faster_beyond_noise(best.verdict.timing->stats(), incumbent_here->verdict.timing->stats()))
     return {Action::keep, "kept the checked-in kernel (" + time_of(*incumbent_here) + " here): " + pick +

@@ -15,16 +15,22 @@ std::string chosen_on(const Manifest& manifest);
 // empty in manifests written before it was recorded.
 std::vector<std::string> chosen_among(const Manifest& manifest);
 
+// Two sorted lists of content hashes as one, sorted, without repeats: what a kernel kept or optimised over was
+// chosen among, the earlier candidates and this search's.
+std::vector<std::string> merged_hashes(const std::vector<std::string>& earlier, const std::vector<std::string>& now);
+
 // Whether a regeneration's fastest correct kernel replaces the checked-in one, so that replaying the same
 // completions checks in the same kernel byte for byte:
 // - the same source is the same kernel: it is kept, manifest and all (a new timing is no reason to rewrite);
 // - with `replace` (KERNELGEN_REPLACE=1) this search's pick is checked in, whatever was;
 // - a kernel chosen on another device is kept: this device's timings say nothing of that one's;
-// - when the checked-in kernel was not among this search's correct, timed candidates (its completion is gone,
-//   or it fails now), the pick replaces it;
+// - when the checked-in kernel was not among this search's correct candidates (its completion is gone, it fails
+//   now, or the search stopped before it), the pick replaces it;
 // - when every correct candidate of this search was among those the checked-in kernel was chosen from (a replay of
-//   the same cassettes), the choice stands: timing the same kernels again on another machine of the same device
-//   name (lavapipe's on another CPU) may order two close ones the other way, and that is no new candidate;
+//   the same cassettes), the choice stands, timed or not: timing the same kernels again on another machine of the
+//   same device name (lavapipe's on another CPU) may order two close ones the other way, and that is no new
+//   candidate;
+// - a checked-in kernel that could not be timed here is replaced by the pick;
 // - on the same device, the pick must be faster beyond the noise (faster_beyond_noise) than the checked-in
 //   kernel as this search timed it, and then again when the two are timed side by side (paired_timing.hpp):
 //   timings minutes apart on a shared machine differ by more than either's spread.
