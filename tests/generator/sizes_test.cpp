@@ -72,7 +72,7 @@ TEST(ValidationSizes, ARaggedSizeGoesToOneDimAtATimeWithEveryCombinationOfTheOth
   EXPECT_EQ(largest_declared_size(spec, {16, 16, 1}), (DimValues{130, 130, 130}));
 }
 
-TEST(ValidationSizes, TensorBytesCountTheTensorsWhateverBytesTheOpDeclaresForItsRoofline) {
+TEST(ValidationSizes, AllocatedBytesCountTheTensorsWhateverBytesTheOpDeclaresForItsRoofline) {
   // A gather that declares the bytes it moves: fewer than its table holds.
   const OpSpec spec = spec_from(R"({"name": "gather", "contract": 2,
     "inputs": [{"name": "table", "dtype": "f32", "shape": ["rows", "cols"]},
@@ -81,7 +81,7 @@ TEST(ValidationSizes, TensorBytesCountTheTensorsWhateverBytesTheOpDeclaresForIts
     "dims": {"rows": [1, 1000], "cols": [1, 64], "picks": [1, 8]},
     "bytes": "picks * 4 + 2 * picks * cols * 4"})");
   const DimValues dims{1000, 64, 8};
-  EXPECT_EQ(tensor_bytes(spec, dims), 1000 * 64 * 4 + 8 * 4 + 8 * 64 * 4);
+  EXPECT_EQ(allocated_bytes(spec, dims), 1000 * 64 * 4 + 8 * 4 + 8 * 64 * 4);
   EXPECT_EQ(spec.bytes_at(dims), 8 * 4 + 2 * 8 * 64 * 4);
 }
 

@@ -60,7 +60,7 @@ ReplacementDecision decide_replacement(const Manifest& checked_in, const Candida
                                        bool replace) {
   const std::string pick = best.origin + " (" + time_of(best) + ")";
   if (content_hash(best.glsl) == checked_in.source_hash)
-    return {Action::keep, "this search picked the checked-in kernel again, " + pick + "; generated/ is unchanged"};
+    return {Action::keep, "this search picked the checked-in kernel again, " + pick + "; the kernel is unchanged"};
   if (replace) return {Action::replace, "KERNELGEN_REPLACE=1: checking in this device's pick, " + pick};
   const std::string chooser = chosen_on(checked_in);
   if (chooser != device)
@@ -69,8 +69,10 @@ ReplacementDecision decide_replacement(const Manifest& checked_in, const Candida
                        ". KERNELGEN_REPLACE=1 checks that one in"};
   if (!incumbent_here || !incumbent_here->correct())
     return {Action::replace, "the checked-in kernel was not among this search's correct candidates; checking in " + pick};
+  std::vector<std::string> found = correct_here;
+  std::ranges::sort(found);
   if (const std::vector<std::string> among = chosen_among(checked_in);
-      !among.empty() && std::ranges::includes(among, correct_here))
+      !among.empty() && std::ranges::includes(among, found))
     return {Action::keep, "kept the checked-in kernel (" + time_of(*incumbent_here) + " here): it was chosen among these " +
                        std::to_string(correct_here.size()) + " correct candidates, and timing them again is no new "
                        "candidate; this search would pick " + pick + ". KERNELGEN_REPLACE=1 checks that one in"};

@@ -42,7 +42,7 @@ int64_t prime_below(const DimSpec& dim, std::mt19937_64& rng) {
 
 // Halves each dim's excess over its largest DIMS value (then the next prime) until the tensors fit `cap` bytes.
 void fit_under_cap(const OpSpec& spec, DimValues& dims, int64_t cap) {
-  for (int round = 0; round < 64 && tensor_bytes(spec, dims) > cap; ++round) {
+  for (int round = 0; round < 64 && allocated_bytes(spec, dims) > cap; ++round) {
     bool shrunk = false;
     for (size_t d = 0; d < dims.size(); ++d) {
       const int64_t top = largest(spec.dims[d]);
@@ -64,7 +64,7 @@ bool divides_an_extent(int64_t value, std::array<uint32_t, 3> local_size) {
 
 }  // namespace
 
-int64_t tensor_bytes(const OpSpec& spec, const DimValues& dims) {
+int64_t allocated_bytes(const OpSpec& spec, const DimValues& dims) {
   int64_t bytes = 0;
   for (const TensorSpec& tensor : spec.tensors()) bytes += tensor.bytes(dims);
   return bytes;
@@ -128,7 +128,7 @@ DimValues largest_declared_size(const OpSpec& spec, std::array<uint32_t, 3> loca
   const std::vector<DimValues> sizes = declared_sizes(spec, local_size);
   DimValues largest = sizes.front();
   for (const DimValues& size : sizes)
-    if (tensor_bytes(spec, size) >= tensor_bytes(spec, largest)) largest = size;
+    if (allocated_bytes(spec, size) >= allocated_bytes(spec, largest)) largest = size;
   return largest;
 }
 
@@ -141,7 +141,7 @@ std::vector<DimValues> validation_sizes(const OpSpec& spec, std::array<uint32_t,
     below.push_back(prime_below(dim, rng));
     above.push_back(prime_above(dim, rng));
   }
-  const auto grown = static_cast<int64_t>(kDrawnSizeGrowth * static_cast<double>(tensor_bytes(spec, largest_dims(spec))));
+  const auto grown = static_cast<int64_t>(kDrawnSizeGrowth * static_cast<double>(allocated_bytes(spec, largest_dims(spec))));
   fit_under_cap(spec, above, std::min(kDrawnSizeBytes, grown));
   for (const DimValues& drawn : {below, above})
     if (std::find(sizes.begin(), sizes.end(), drawn) == sizes.end()) sizes.push_back(drawn);

@@ -526,9 +526,10 @@ Verdict validate_kernel(Device& device, const OpSpec& spec, ReferenceFunction re
   }
   const std::vector<DimValues> sizes = validation_sizes(spec, interface->local_size, options.base_seed);
   const DimValues stress_size = largest_declared_size(spec, interface->local_size);
-  // The size whose tensors take the most bytes: a drawn size may be below the ragged one.
+  // The size whose tensors take the most bytes (a drawn size may be below the ragged one): the reference's check,
+  // the out-of-memory message's size and the timed-output check's probe.
   const DimValues largest = *std::max_element(sizes.begin(), sizes.end(), [&](const DimValues& a, const DimValues& b) {
-    return tensor_bytes(spec, a) < tensor_bytes(spec, b);
+    return allocated_bytes(spec, a) < allocated_bytes(spec, b);
   });
   if (!spec.inputs.empty()) {
     const auto a = run_reference(spec, reference, make_case(spec, "uniform", options.base_seed, largest));
@@ -580,7 +581,7 @@ Verdict validate_kernel(Device& device, const OpSpec& spec, ReferenceFunction re
     verdict.reason = std::string(failure.what()) + " on " + device.info().name;
     if (failure.result() == VK_ERROR_OUT_OF_DEVICE_MEMORY || failure.result() == VK_ERROR_OUT_OF_HOST_MEMORY)
       verdict.reason += "; its largest size validated, " + dims_text(spec, largest) + ", needs " +
-                        std::to_string(tensor_bytes(spec, largest)) +
+                        std::to_string(allocated_bytes(spec, largest)) +
                         " bytes of tensors: lower the op's DIMS if the device cannot hold them";
     return verdict;
   } catch (const std::invalid_argument& failure) {

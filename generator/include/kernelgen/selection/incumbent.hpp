@@ -21,7 +21,8 @@ std::vector<std::string> merged_hashes(const std::vector<std::string>& earlier, 
 
 // Whether a regeneration's fastest correct kernel replaces the checked-in one, so that replaying the same
 // completions checks in the same kernel byte for byte:
-// - the same source is the same kernel: it is kept, manifest and all (a new timing is no reason to rewrite);
+// - the same source is the same kernel: it is kept, its files as they were (a new timing is no reason to rewrite
+//   them; the build step adds only new correct candidates to its manifest's chosen_among);
 // - with `replace` (KERNELGEN_REPLACE=1) this search's pick is checked in, whatever was;
 // - a kernel chosen on another device is kept: this device's timings say nothing of that one's;
 // - when the checked-in kernel was not among this search's correct candidates (its completion is gone, it fails
@@ -34,13 +35,17 @@ std::vector<std::string> merged_hashes(const std::vector<std::string>& earlier, 
 // - on the same device, the pick must be faster beyond the noise (faster_beyond_noise) than the checked-in
 //   kernel as this search timed it, and then again when the two are timed side by side (paired_timing.hpp):
 //   timings minutes apart on a shared machine differ by more than either's spread.
+// Two ways timings still reach a replay of the same cassettes: a search whose optimisation rounds are skipped (its
+// first correct kernel could not be timed) or stop early (OPT_ROUNDS 2 or more), or that asks fewer parents (BEAM
+// 2 or more, an untimed one), may stop before the checked-in kernel, which is then replaced; and a candidate that
+// failed when the kernel was chosen (other seeds, other sizes drawn) and passes now counts as new.
 struct ReplacementDecision {
   enum class Action { keep, replace, confirm } action = Action::keep;  // confirm: by timing the two in pairs
   std::string reason;  // one line, for the build's output
 };
 
 // `incumbent_here`: the checked-in kernel as this search validated and timed it, or null. `correct_here`: the
-// content hashes of this search's correct candidates, sorted (SearchOutcome::correct_sources).
+// content hashes of this search's correct candidates (SearchOutcome::correct_sources).
 ReplacementDecision decide_replacement(const Manifest& checked_in, const CandidateRecord& best,
                                        const CandidateRecord* incumbent_here,
                                        const std::vector<std::string>& correct_here, const std::string& device,

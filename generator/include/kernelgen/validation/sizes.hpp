@@ -35,7 +35,7 @@ DimValues largest_declared_size(const OpSpec& spec, std::array<uint32_t, 3> loca
 
 // The bytes of the op's tensors at `dims`, all of them together (what a validation allocates; OpSpec::bytes_at
 // counts the op's BYTES instead where it declares them).
-int64_t tensor_bytes(const OpSpec& spec, const DimValues& dims);
+int64_t allocated_bytes(const OpSpec& spec, const DimValues& dims);
 
 // A size of at least two workgroups that no workgroup extent above 1 divides.
 int64_t ragged_size(std::array<uint32_t, 3> local_size);
