@@ -14,6 +14,7 @@
 #include "kernelgen/validation/cases.hpp"
 #include "kernelgen/device.hpp"
 #include "kernelgen/files.hpp"
+#include "kernelgen/hash.hpp"
 #include "kernelgen/prompt.hpp"
 #include "kernelgen/reference_module.hpp"
 #include "relu_replies.hpp"
@@ -121,6 +122,19 @@ TEST_F(Search, RejectsRoundOneFeedsItBackAndAcceptsRoundTwo) {
   EXPECT_NEAR(outcome.totals.cost_usd, 4 * (1000 * 0.15 + 200 * 0.60) / 1e6, 1e-12);
   EXPECT_FALSE(outcome.totals.cost_unknown);
   EXPECT_EQ(server_.request_count(), 4u);
+}
+
+TEST_F(Search, TheCorrectSourcesAreEachCorrectCandidatesHashOnceAndNoRejectedOnes) {
+  config_.samples = 3;
+  server_.enqueue(test::openai_reply(fenced(kLeakyReluKernel), kUsage));
+  server_.enqueue(test::openai_reply(fenced(kReluKernel), kUsage));
+  server_.enqueue(test::openai_reply(fenced(kReluKernel), kUsage));
+
+  const SearchOutcome outcome = search();
+
+  ASSERT_TRUE(outcome.best.has_value()) << outcome.stop_reason;
+  EXPECT_EQ(outcome.candidates, 3);
+  EXPECT_EQ(outcome.correct_sources, std::vector<std::string>{content_hash(kReluKernel)});
 }
 
 TEST_F(Search, WritesARecordPerCandidateWithItsVerdict) {
