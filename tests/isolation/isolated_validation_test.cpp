@@ -127,6 +127,15 @@ TEST(IsolatedValidation, OutOfDeviceMemoryIsARuntimeErrorSayingWhatTheSizesNeed)
   EXPECT_THAT(verdict.reason, HasSubstr("its largest size validated, batch=385, needs 6307840 bytes of tensors"));
 }
 
+TEST(IsolatedValidation, OutOfDeviceMemoryCountsTheTensorsNotTheBytesAnOpDeclaresForItsRoofline) {
+  const test::ScopedEnv fault("KERNELGEN_TEST_WORKER_FAULT", "out_of_memory");
+  OpSpec spec = relu_spec();
+  spec.bytes = "batch";  // 385 at batch=385: what it moves, as far as the roofline is told
+  const Verdict verdict = evaluate_isolated(settings(), spec, relu(), {base_seed_from_environment(), 0});
+  EXPECT_EQ(verdict.status, Status::RUNTIME_ERROR) << describe(verdict);
+  EXPECT_THAT(verdict.reason, HasSubstr("its largest size validated, batch=385, needs 6307840 bytes of tensors"));
+}
+
 TEST(IsolatedValidation, AKernelWhoseTimingFailsStillPassesUntimedSayingWhy) {
   const test::ScopedEnv fault("KERNELGEN_TEST_WORKER_FAULT", "timing");
   const Verdict verdict = evaluate_isolated(settings(), relu_spec(), relu(), {base_seed_from_environment(), 3});
