@@ -417,9 +417,9 @@ class Search {
   SearchOutcome finish(std::string reason) {
     for (const CandidateRecord& record : round_records_)
       if (record.correct()) outcome_.correct_sources.push_back(content_hash(record.glsl));
-    std::ranges::sort(outcome_.correct_sources);
-    outcome_.correct_sources.erase(std::ranges::unique(outcome_.correct_sources).begin(),
-                                   outcome_.correct_sources.end());
+    std::vector<std::string>& hashes = outcome_.correct_sources;
+    std::sort(hashes.begin(), hashes.end());
+    hashes.erase(std::unique(hashes.begin(), hashes.end()), hashes.end());
     outcome_.totals = progress_;
     outcome_.stop_reason = std::move(reason);
     return std::move(outcome_);

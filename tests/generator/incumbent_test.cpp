@@ -95,7 +95,7 @@ TEST(DecideReplacement, AReplayOfTheCandidatesTheKernelWasChosenAmongKeepsItHowe
   const std::string a = content_hash("kernel A"), b = content_hash("kernel B"), c = content_hash("kernel C");
   manifest.search = {{"chosen_among", {a, b, c}}};
   const auto sorted = [](std::vector<std::string> hashes) {
-    std::ranges::sort(hashes);
+    std::sort(hashes.begin(), hashes.end());
     return hashes;
   };
 
@@ -117,7 +117,7 @@ TEST(DecideReplacement, AnUntimedCheckedInKernelIsKeptAmongTheSameCandidatesAndR
   incumbent.verdict.timing_error = "no timestamps";
   Manifest manifest = checked_in("kernel A", kLavapipe);
   std::vector<std::string> both{content_hash("kernel A"), content_hash("kernel B")};
-  std::ranges::sort(both);
+  std::sort(both.begin(), both.end());
   manifest.search = {{"chosen_among", both}};
   const ReplacementDecision kept = decide_replacement(manifest, best, &incumbent, both, kLavapipe, false);
   EXPECT_EQ(kept.action, Action::keep);

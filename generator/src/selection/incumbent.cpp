@@ -43,14 +43,14 @@ std::vector<std::string> chosen_among(const Manifest& manifest) {
   if (among == manifest.search.end() || !among->is_array()) return hashes;
   for (const auto& hash : *among)
     if (hash.is_string()) hashes.push_back(hash.get<std::string>());
-  std::ranges::sort(hashes);
+  std::sort(hashes.begin(), hashes.end());
   return hashes;
 }
 
 std::vector<std::string> merged_hashes(const std::vector<std::string>& earlier, const std::vector<std::string>& now) {
   std::vector<std::string> merged;
-  std::ranges::set_union(earlier, now, std::back_inserter(merged));
-  merged.erase(std::ranges::unique(merged).begin(), merged.end());
+  std::set_union(earlier.begin(), earlier.end(), now.begin(), now.end(), std::back_inserter(merged));
+  merged.erase(std::unique(merged.begin(), merged.end()), merged.end());
   return merged;
 }
 
@@ -70,9 +70,9 @@ ReplacementDecision decide_replacement(const Manifest& checked_in, const Candida
   if (!incumbent_here || !incumbent_here->correct())
     return {Action::replace, "the checked-in kernel was not among this search's correct candidates; checking in " + pick};
   std::vector<std::string> found = correct_here;
-  std::ranges::sort(found);
+  std::sort(found.begin(), found.end());
   if (const std::vector<std::string> among = chosen_among(checked_in);
-      !among.empty() && std::ranges::includes(among, found))
+      !among.empty() && std::includes(among.begin(), among.end(), found.begin(), found.end()))
     return {Action::keep, "kept the checked-in kernel (" + time_of(*incumbent_here) + " here): it was chosen among these " +
                        std::to_string(correct_here.size()) + " correct candidates, and timing them again is no new "
                        "candidate; this search would pick " + pick + ". KERNELGEN_REPLACE=1 checks that one in"};
