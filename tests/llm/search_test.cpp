@@ -284,7 +284,8 @@ TEST_F(Search, SamplesAreRequestedConcurrently) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(server_.request_count(), static_cast<size_t>(kSamples));
   EXPECT_EQ(server_.max_in_flight(), kSamples);
-  EXPECT_LT(seconds, 0.6 * kSamples * kLatency);
+  // Below the serial requests' 1.2 s with room for the candidates' handling: under ASan with a test beside it, 0.80 s.
+  EXPECT_LT(seconds, 0.9 * kSamples * kLatency);
 }
 
 TEST_F(Search, ProgressIsReportedAfterEachCandidate) {
