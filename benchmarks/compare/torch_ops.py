@@ -60,6 +60,7 @@ def op_callable(name, spec, inputs):
         "bias_add": lambda: t[0] + t[1].view(1, -1, 1, 1),
         "matmul": lambda: torch.mm(t[0], t[1]),
         "matmul_f16": lambda: torch.mm(t[0], t[1]),
+        "matmul_bf16": lambda: torch.mm(t[0], t[1]),
         "bmm": lambda: torch.bmm(t[0], t[1]),
         "transpose": lambda: t[0].t().contiguous(),
         "sum_lastdim": lambda: torch.sum(t[0], dim=-1),
