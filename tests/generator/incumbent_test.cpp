@@ -135,12 +135,15 @@ TEST(MergedHashes, IsTheSortedUnionWithoutRepeats) {
   EXPECT_EQ(merged_hashes({"a"}, {}), (std::vector<std::string>{"a"}));
 }
 
-TEST(ChosenAmong, ReadsTheRecordedHashesSortedAndNothingFromOlderManifests) {
+TEST(ChosenAmong, ReadsTheRecordedHashesSortedWithoutRepeatsAndNothingFromOlderManifests) {
   Manifest manifest = checked_in("kernel A", kLavapipe);
   EXPECT_TRUE(chosen_among(manifest).empty());
   manifest.search = {{"chosen_on", kLavapipe}};
   EXPECT_TRUE(chosen_among(manifest).empty());
   manifest.search["chosen_among"] = {"b", "a"};
+  EXPECT_EQ(chosen_among(manifest), (std::vector<std::string>{"a", "b"}));
+  // A list edited by hand may repeat a hash: it is read once, so that merged_hashes gets lists without repeats.
+  manifest.search["chosen_among"] = {"b", "a", "b"};
   EXPECT_EQ(chosen_among(manifest), (std::vector<std::string>{"a", "b"}));
 }
 

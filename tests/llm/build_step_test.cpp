@@ -238,6 +238,13 @@ void main() {
 }
 )";
 
+// search.chosen_among of a kernel chosen among the slow relu and the fast one: their content hashes, sorted.
+json slow_and_fast_hashes() {
+  std::vector<std::string> both{kernelgen::content_hash(kSlowRelu), kernelgen::content_hash(test::kReluKernel)};
+  std::sort(both.begin(), both.end());
+  return both;
+}
+
 class OptimiseOp : public BuildOp {
  protected:
   // relu at a bench size lavapipe times quickly and steadily, with a cassette of these replies.
@@ -359,9 +366,7 @@ TEST_F(RegenerateOp, AReplayOfTheCandidatesItWasChosenAmongKeepsItThoughAnotherI
   std::string output;
   ASSERT_EQ(replay(two_samples(kSlowRelu, test::kLeakyReluKernel), "", output), 0) << output;
   json m = manifest();
-  std::vector<std::string> both{kernelgen::content_hash(kSlowRelu), kernelgen::content_hash(test::kReluKernel)};
-  std::sort(both.begin(), both.end());
-  m["search"]["chosen_among"] = both;
+  m["search"]["chosen_among"] = slow_and_fast_hashes();
   write_file_atomic(dir_.path() / "generated" / "relu" / "manifest.json", m.dump(2) + "\n");
   const std::string recorded = checked_in_file("manifest.json");
 
@@ -407,9 +412,7 @@ TEST_F(RegenerateOp, ANewCandidateThatDoesNotWinJoinsWhatTheKeptKernelWasChosenA
   ASSERT_EQ(replay(two_samples(test::kReluKernel, kSlowRelu), "--regenerate", output), 0) << output;
   EXPECT_THAT(output, AllOf(HasSubstr("picked the checked-in kernel again"),
                             HasSubstr("now records the 2 correct candidates it was chosen among (1 new)")));
-  std::vector<std::string> both{kernelgen::content_hash(kSlowRelu), kernelgen::content_hash(test::kReluKernel)};
-  std::sort(both.begin(), both.end());
-  EXPECT_EQ(manifest()["search"]["chosen_among"], json(both));
+  EXPECT_EQ(manifest()["search"]["chosen_among"], slow_and_fast_hashes());
   EXPECT_EQ(checked_in_file("kernel.comp"), test::kReluKernel);
 }
 

@@ -44,13 +44,13 @@ std::vector<std::string> chosen_among(const Manifest& manifest) {
   for (const auto& hash : *among)
     if (hash.is_string()) hashes.push_back(hash.get<std::string>());
   std::sort(hashes.begin(), hashes.end());
+  hashes.erase(std::unique(hashes.begin(), hashes.end()), hashes.end());
   return hashes;
 }
 
 std::vector<std::string> merged_hashes(const std::vector<std::string>& earlier, const std::vector<std::string>& now) {
   std::vector<std::string> merged;
   std::set_union(earlier.begin(), earlier.end(), now.begin(), now.end(), std::back_inserter(merged));
-  merged.erase(std::unique(merged.begin(), merged.end()), merged.end());
   return merged;
 }
 

@@ -11,12 +11,13 @@ namespace kernelgen {
 // before it was recorded) the device that timed it, else the one that validated it; "" where none is named.
 std::string chosen_on(const Manifest& manifest);
 
-// The content hashes of the correct candidates a checked-in kernel was chosen among (search.chosen_among), sorted;
-// empty in manifests written before it was recorded.
+// The content hashes of the correct candidates a checked-in kernel was chosen among (search.chosen_among), sorted,
+// without repeats; empty in manifests written before it was recorded.
 std::vector<std::string> chosen_among(const Manifest& manifest);
 
-// Two sorted lists of content hashes as one, sorted, without repeats: what a kernel kept or optimised over was
-// chosen among, the earlier candidates and this search's.
+// Two sorted lists of content hashes without repeats (chosen_among's, SearchOutcome::correct_sources) as one,
+// sorted, without repeats: what a kernel kept or optimised over was chosen among, the earlier candidates and this
+// search's.
 std::vector<std::string> merged_hashes(const std::vector<std::string>& earlier, const std::vector<std::string>& now);
 
 // Whether a regeneration's fastest correct kernel replaces the checked-in one, so that replaying the same
