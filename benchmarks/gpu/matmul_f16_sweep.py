@@ -35,6 +35,16 @@ VARIANTS = {
     "sg2x2_k32": (128, 128, 32, 2, 2, 8, 0),
     "sg2x2_k32_ln16": (128, 128, 32, 2, 2, 16, 0),
     "sg2x2_grouped8": (128, 128, 64, 2, 2, 8, 8),
+    # 16 subgroups (512 invocations): twice the warps per multiprocessor to hide the loads' latency behind, each
+    # with a quarter of the 128x128 tile's accumulators of the 2x4 layout's (32x32), or, on tiles of 256x128 and
+    # 128x256 (k 32, to fit the 48 KiB), half of them (64x32, 32x64) and a third less traffic per product from the L2.
+    "sg4x4": (128, 128, 64, 4, 4, 8, 0),
+    "sg4x4_ln16": (128, 128, 64, 4, 4, 16, 0),
+    "m256_sg4x4_k32": (256, 128, 32, 4, 4, 8, 0),
+    "m256_sg4x4_k32_ln16": (256, 128, 32, 4, 4, 16, 0),
+    "n256_sg4x4_k32": (128, 256, 32, 4, 4, 8, 0),
+    "m256_sg8x2_k32": (256, 128, 32, 8, 2, 8, 0),
+    "m256_sg4x4_k32_grouped8": (256, 128, 32, 4, 4, 8, 8),
 }
 
 GROUPED = """  // Workgroups in groups of {group} tile rows, column by column within a group: neighbours in launch order
