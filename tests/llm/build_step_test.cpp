@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "fake_llm_server.hpp"
 #include "generator/scratch_dir.hpp"
