@@ -69,10 +69,8 @@ ReplacementDecision decide_replacement(const Manifest& checked_in, const Candida
                        ". KERNELGEN_REPLACE=1 checks that one in"};
   if (!incumbent_here || !incumbent_here->correct())
     return {Action::replace, "the checked-in kernel was not among this search's correct candidates; checking in " + pick};
-  std::vector<std::string> found = correct_here;
-  std::sort(found.begin(), found.end());
   if (const std::vector<std::string> among = chosen_among(checked_in);
-      !among.empty() && std::includes(among.begin(), among.end(), found.begin(), found.end()))
+      !among.empty() && std::includes(among.begin(), among.end(), correct_here.begin(), correct_here.end()))
     return {Action::keep, "kept the checked-in kernel (" + time_of(*incumbent_here) + " here): it was chosen among these " +
                        std::to_string(correct_here.size()) + " correct candidates, and timing them again is no new "
                        "candidate; this search would pick " + pick + ". KERNELGEN_REPLACE=1 checks that one in"};

@@ -46,7 +46,7 @@ struct ReplacementDecision {
 };
 
 // `incumbent_here`: the checked-in kernel as this search validated and timed it, or null. `correct_here`: the
-// content hashes of this search's correct candidates (SearchOutcome::correct_sources).
+// content hashes of this search's correct candidates, sorted, without repeats (SearchOutcome::correct_sources).
 ReplacementDecision decide_replacement(const Manifest& checked_in, const CandidateRecord& best,
                                        const CandidateRecord* incumbent_here,
                                        const std::vector<std::string>& correct_here, const std::string& device,
