@@ -4,7 +4,9 @@
 #   include/kernelgen/...                 the runtime's, the reference's and the generator's headers
 #   lib/libkernelgen_*.a                  runtime, reference registry, core, generator
 #   lib/cmake/KernelGen/                  KernelGenConfig.cmake, KernelGenConfigVersion.cmake, KernelGenTargets.cmake,
-#                                         KernelGenOptions.cmake, KernelGen.cmake (kernelgen_add_op), kernelgen/ (its
+#                                         KernelGenOptions.cmake, KernelGenToolchain.cmake (glslang, SPIRV-Tools and
+#                                         the Vulkan headers, as the build found them), KernelGen.cmake
+#                                         (kernelgen_add_op), kernelgen/ (its
 #                                         steps), templates/ and harness/ (the sources of what every op's test and
 #                                         benchmark run)
 include(CMakePackageConfigHelpers)
@@ -29,6 +31,7 @@ write_basic_package_version_file("${PROJECT_BINARY_DIR}/KernelGenConfigVersion.c
   COMPATIBILITY SameMinorVersion)
 install(FILES "${PROJECT_BINARY_DIR}/KernelGenConfig.cmake" "${PROJECT_BINARY_DIR}/KernelGenConfigVersion.cmake"
               "${PROJECT_SOURCE_DIR}/cmake/KernelGenOptions.cmake" "${PROJECT_SOURCE_DIR}/cmake/KernelGen.cmake"
+              "${PROJECT_SOURCE_DIR}/cmake/KernelGenToolchain.cmake"
   DESTINATION ${_kernelgen_package_dir})
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/cmake/templates" "${PROJECT_SOURCE_DIR}/cmake/kernelgen"
                   "${PROJECT_SOURCE_DIR}/cmake/harness"

@@ -34,7 +34,8 @@ RUNS = 31
 
 def kernelgen_time(build, op, variant=None):
     """(median us, bytes/s, FLOP/s, label) of BM_<op>_gpu, read from Google Benchmark's JSON output; with
-    variant "none", of the op's own kernel where the device would run a variant (KERNELGEN_VARIANT)."""
+    variant "none", of the op's own kernel where the device would run a variant, and with a variant's name, of that
+    variant where the device runs it (KERNELGEN_VARIANT)."""
     binary = build / "ops" / op / f"bench_kernelgen_{op}"
     env = dict(os.environ, KERNELGEN_VARIANT=variant) if variant else None
     result = subprocess.run([str(binary), "--benchmark_filter=_gpu", "--benchmark_format=json"],
@@ -103,9 +104,12 @@ def main():
         dims = torch_ops.bench_dims(spec)
         size = " ".join(f"{k}={v}" for k, v in dims.items()) or "x".join(
             str(e) for e in spec["inputs"][0]["shape"])
-        # An op with VARIANTS: the kernel this GPU runs (named by the benchmark's label), then its own kernel.
+        # An op with VARIANTS: the kernel this GPU runs (named by the benchmark's label), each other variant this
+        # GPU runs (a variant it cannot run times the portable kernel, and is left out below), then its own kernel.
         runs = [(op, None)]
-        if spec.get("variants"):
+        names = [variant["name"] for variant in spec.get("variants", [])]
+        runs += [(f"{op} ({name})", name) for name in names[1:]]
+        if names:
             runs.append((f"{op} (portable kernel)", "none"))
         for label, variant in runs:
             try:
@@ -115,8 +119,11 @@ def main():
                 continue
             ours_us, bytes_per_s, flop_per_s, bench_label = min(processes, key=lambda process: process[0])
             medians = [process[0] for process in processes]
-            if variant is None and "variant " in bench_label:
-                label = f"{op} ({bench_label.split('variant ')[1].split(',')[0]})"
+            ran = bench_label.split("variant ")[1].split(",")[0] if "variant " in bench_label else None
+            if variant is None and ran:
+                label = f"{op} ({ran})"
+            if variant not in (None, "none") and ran != variant:
+                continue
             inputs = torch_ops.make_inputs(spec, dims, "cuda")
             call = torch_ops.op_callable(op, spec, inputs)
             theirs_us = torch_time(call, flush_bytes) if call else float("nan")

@@ -4,7 +4,9 @@
 # and reference module from a build tree, lavapipe's and the layer's libraries with every shared library they
 # and the tool load (less glibc's), and the JSON manifests that point the Vulkan loader at them. The loader itself
 # comes from the device machine's recipe (libvulkan1 and libglvnd). One xz-compressed tar, about 45 MB.
-# Usage: benchmarks/gpu/pack_kit.sh <build dir> <kit.tar.xz>; benchmarks/gpu/replay_full_protocol.sh unpacks it.
+# Usage: benchmarks/gpu/pack_kit.sh <build dir> <kit.tar.xz> [other build dir ...]; benchmarks/gpu/
+# replay_full_protocol.sh unpacks it. An other build dir (examples/decoder_block's, say) adds the specs and reference
+# modules of its ops whose names the first build's ops do not take.
 set -euo pipefail
 build=${1:?usage: $0 <build dir> <kit.tar.xz>}
 kit_file=${2:?usage: $0 <build dir> <kit.tar.xz>}
@@ -15,10 +17,14 @@ cp "$build/bin/kernelgen" "$stage/kit/bin/"
 # The cooperative-matrix ceiling (benchmarks/coopmat_ceiling.cpp) where it was built, for sweep_matmul_f16.sh.
 ceiling=$build/benchmarks/bench_kernelgen_coopmat_ceiling
 if [[ -x $ceiling ]]; then cp "$ceiling" "$stage/kit/bin/"; else ceiling=; fi
-for spec in "$build"/kernelgen/*/spec.json; do
-  op=$(basename "$(dirname "$spec")")
-  mkdir -p "$stage/kit/kernelgen/$op"
-  cp "$spec" "$build/kernelgen/$op/reference.so" "$stage/kit/kernelgen/$op/"
+for dir in "$build" "${@:3}"; do
+  for spec in "$dir"/kernelgen/*/spec.json; do
+    op_dir=$(dirname "$spec")
+    op=$(basename "$op_dir")
+    [[ -f $spec && ! -d $stage/kit/kernelgen/$op ]] || continue
+    mkdir -p "$stage/kit/kernelgen/$op"
+    cp "$spec" "$op_dir/reference.so" "$stage/kit/kernelgen/$op/"
+  done
 done
 lvp=/usr/lib/x86_64-linux-gnu/libvulkan_lvp.so
 layer=/usr/lib/x86_64-linux-gnu/libVkLayer_khronos_validation.so

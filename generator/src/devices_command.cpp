@@ -39,6 +39,14 @@ json features(const DeviceFeatures& has) {
           {"shader_float64", has.shader_float64},
           {"vulkan_memory_model", has.vulkan_memory_model},
           {"cooperative_matrix_nv", has.cooperative_matrix_nv},
+          {"cooperative_matrix_khr", has.cooperative_matrix_khr},
+          {"cooperative_matrix_workgroup_scope", has.cooperative_matrix_workgroup_scope},
+          {"cooperative_matrix_flexible_dimensions", has.cooperative_matrix_flexible_dimensions},
+          {"cooperative_matrix_reductions", has.cooperative_matrix_reductions},
+          {"cooperative_matrix_conversions", has.cooperative_matrix_conversions},
+          {"cooperative_matrix_per_element_operations", has.cooperative_matrix_per_element_operations},
+          {"cooperative_matrix_tensor_addressing", has.cooperative_matrix_tensor_addressing},
+          {"cooperative_matrix_block_loads", has.cooperative_matrix_block_loads},
           {"pipeline_executable_info", has.pipeline_executable_info}};
 }
 

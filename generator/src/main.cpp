@@ -5,6 +5,7 @@
 
 #include "kernelgen/build_step.hpp"
 #include "kernelgen/candidate_log_dir.hpp"
+#include "kernelgen/compile.hpp"
 #include "kernelgen/contract/dims_override.hpp"
 #include "kernelgen/device.hpp"
 #include "kernelgen/devices_command.hpp"
@@ -115,11 +116,20 @@ std::string default_log_dir() {
   return error ? "kernelgen-candidates" : (exe.parent_path().parent_path() / "kernelgen" / "candidates").string();
 }
 
+// "kernelgen 0.1.0 (glslang 15.1.0, SPIRV-Tools v2025.1)".
+std::string toolchain_text() {
+  return std::string("kernelgen ") + KERNELGEN_VERSION + " (" + kernelgen::compiler_version() + ", " +
+         kernelgen::validator_version() + ")";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"kernelgen: build-time generator and validator of Vulkan compute kernels"};
   app.require_subcommand(1);
+  // The shader toolchain too: which glslang compiled a kernel.spv decides whether it is current
+  // (docs/validation.md, "Source and binary agree").
+  app.set_version_flag("--version", toolchain_text());
   app.footer(
       "Run `kernelgen <command> --help` for a command's options and examples. Exit status: 0 success, 1 a "
       "rejected kernel (validate) or a failed build step (build-op), 2 bad arguments or input.");
@@ -284,7 +294,7 @@ Examples:
     if (*devices) {
       const std::filesystem::path peaks = std::filesystem::path(log_dir) / "device_peaks.json";
       const nlohmann::json summary = kernelgen::devices_summary(kernelgen::Device::list(), peaks);
-      return json_output ? print_json(summary) : print_text(kernelgen::devices_text(summary, peaks));
+      return json_output ? print_json(summary) : print_text(toolchain_text() + "\n" + kernelgen::devices_text(summary, peaks));
     }
   } catch (const std::exception& error) {
     std::fprintf(stderr, "kernelgen: %s\n", error.what());

@@ -251,7 +251,9 @@ SourceBinaryCheck check_source_and_binary(const std::filesystem::path& directory
   if (compiled.ok && compiled.spirv == kernel.spirv) return {};
   const std::string source = (directory / "kernel.comp").string();
   const std::string binary = (directory / "kernel.spv").string();
-  const std::string op = directory.filename().string();
+  // generated/<op>/, or generated/<op>/variants/<name>/ for a variant.
+  const bool variant = directory.parent_path().filename() == "variants";
+  const std::string op = (variant ? directory.parent_path().parent_path() : directory).filename().string();
   const std::string regenerate = "regenerate the kernel (target kernelgen_regenerate_" + op + ")";
   const std::string error = compiled.log.substr(0, compiled.log.find('\n'));
   const auto compiler = other_compiler_of(kernel);
@@ -342,6 +344,25 @@ StoreCheck check_generated(const std::filesystem::path& directory, const std::st
   check.state = StoreCheck::State::current;
   check.kernel = std::move(kernel);
   return check;
+}
+
+bool check_in_recompiled(const std::filesystem::path& directory, GeneratedKernel& kernel) {
+  const std::string hash = content_hash(kernel.spirv);
+  if (kernel.manifest.compiler == compiler_version() && kernel.manifest.spirv_hash == hash) return false;
+  const std::filesystem::path manifest_file = directory / "manifest.json";
+  json text = json::parse(read_file(manifest_file));
+  if (!text.contains("kernel") || !text["kernel"].is_object())
+    throw std::runtime_error(manifest_file.string() + " has no kernel object to record the recompiled SPIR-V in");
+  // kernel.spv first: until the manifest names its hash, a crash between the two leaves a kernel that fails its
+  // hash check, which a regeneration replaces.
+  write_file_atomic(directory / "kernel.spv",
+                    std::string(reinterpret_cast<const char*>(kernel.spirv.data()), kernel.spirv.size() * 4));
+  text["kernel"]["compiler"] = compiler_version();
+  text["kernel"]["spirv_hash"] = hash;
+  write_file_atomic(manifest_file, text.dump(2) + "\n");
+  kernel.manifest.compiler = compiler_version();
+  kernel.manifest.spirv_hash = hash;
+  return true;
 }
 
 void write_generated(const std::filesystem::path& directory, const GeneratedKernel& kernel) {

@@ -69,8 +69,14 @@ std::vector<TensorExtension> tensor_extensions(const DeviceInfo& device) {
   for (const Known& known : kKnown) {
     TensorExtension extension{known.vulkan, known.glsl, has_extension(device, known.vulkan),
                               glsl_extension_compiles(known.glsl), false};
-    // The runtime enables VK_NV_cooperative_matrix's feature where the device has it (kernelgen/device.hpp).
-    extension.runtime_enables = extension.vulkan == "VK_NV_cooperative_matrix" && device.features.cooperative_matrix_nv;
+    // The runtime enables these extensions' features where the device has them (kernelgen/device.hpp); a
+    // cooperative_matrix2 kernel needs at least its tensor-addressed loads and workgroup-scope matrices.
+    const DeviceFeatures& has = device.features;
+    if (extension.vulkan == "VK_NV_cooperative_matrix") extension.runtime_enables = has.cooperative_matrix_nv;
+    if (extension.vulkan == "VK_KHR_cooperative_matrix") extension.runtime_enables = has.cooperative_matrix_khr;
+    if (extension.vulkan == "VK_NV_cooperative_matrix2")
+      extension.runtime_enables =
+          has.cooperative_matrix_khr && has.cooperative_matrix_tensor_addressing && has.cooperative_matrix_workgroup_scope;
     extensions.push_back(extension);
   }
   return extensions;

@@ -134,6 +134,10 @@ struct FeatureChain {
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
   VkPhysicalDeviceCooperativeMatrixFeaturesNV cooperative_matrix{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+  VkPhysicalDeviceCooperativeMatrixFeaturesKHR cooperative_matrix_khr{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR};
+  VkPhysicalDeviceCooperativeMatrix2FeaturesNV cooperative_matrix2{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_FEATURES_NV};
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pipeline_executable{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
   // Where the chain keeps each feature; null when no struct in the chain has it.
@@ -145,6 +149,17 @@ struct FeatureChain {
   VkBool32* shader_int8 = nullptr;
   VkBool32* vulkan_memory_model = nullptr;
   VkBool32* cooperative_matrix_nv = nullptr;
+  VkBool32* cooperative_matrix_khr_flag = nullptr;
+  // Cooperative matrix loads and stores that respect robust buffer access, as every other access does while
+  // untrusted kernels are validated.
+  VkBool32* cooperative_matrix_robust_buffer_access = nullptr;
+  VkBool32* cooperative_matrix_workgroup_scope = nullptr;
+  VkBool32* cooperative_matrix_flexible_dimensions = nullptr;
+  VkBool32* cooperative_matrix_reductions = nullptr;
+  VkBool32* cooperative_matrix_conversions = nullptr;
+  VkBool32* cooperative_matrix_per_element_operations = nullptr;
+  VkBool32* cooperative_matrix_tensor_addressing = nullptr;
+  VkBool32* cooperative_matrix_block_loads = nullptr;
   VkBool32* pipeline_executable_info = nullptr;
   // The device extensions the chain's structs need.
   std::vector<const char*> extensions;
@@ -163,6 +178,20 @@ struct FeatureChain {
       vulkan_memory_model = &vulkan12.vulkanMemoryModel;
       if (use(info, cooperative_matrix, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME))
         cooperative_matrix_nv = &cooperative_matrix.cooperativeMatrix;
+      if (use(info, cooperative_matrix_khr, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME)) {
+        cooperative_matrix_khr_flag = &cooperative_matrix_khr.cooperativeMatrix;
+        cooperative_matrix_robust_buffer_access = &cooperative_matrix_khr.cooperativeMatrixRobustBufferAccess;
+        // VK_NV_cooperative_matrix2 extends the KHR extension, which must be enabled with it.
+        if (use(info, cooperative_matrix2, VK_NV_COOPERATIVE_MATRIX_2_EXTENSION_NAME)) {
+          cooperative_matrix_workgroup_scope = &cooperative_matrix2.cooperativeMatrixWorkgroupScope;
+          cooperative_matrix_flexible_dimensions = &cooperative_matrix2.cooperativeMatrixFlexibleDimensions;
+          cooperative_matrix_reductions = &cooperative_matrix2.cooperativeMatrixReductions;
+          cooperative_matrix_conversions = &cooperative_matrix2.cooperativeMatrixConversions;
+          cooperative_matrix_per_element_operations = &cooperative_matrix2.cooperativeMatrixPerElementOperations;
+          cooperative_matrix_tensor_addressing = &cooperative_matrix2.cooperativeMatrixTensorAddressing;
+          cooperative_matrix_block_loads = &cooperative_matrix2.cooperativeMatrixBlockLoads;
+        }
+      }
       if (use(info, pipeline_executable, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME))
         pipeline_executable_info = &pipeline_executable.pipelineExecutableInfo;
       return;
@@ -194,6 +223,15 @@ struct FeatureChain {
       &FeatureChain::storage_buffer_8bit,  &FeatureChain::uniform_and_storage_buffer_8bit,
       &FeatureChain::shader_float16,       &FeatureChain::shader_int8,
       &FeatureChain::vulkan_memory_model,  &FeatureChain::cooperative_matrix_nv,
+      &FeatureChain::cooperative_matrix_khr_flag,
+      &FeatureChain::cooperative_matrix_robust_buffer_access,
+      &FeatureChain::cooperative_matrix_workgroup_scope,
+      &FeatureChain::cooperative_matrix_flexible_dimensions,
+      &FeatureChain::cooperative_matrix_reductions,
+      &FeatureChain::cooperative_matrix_conversions,
+      &FeatureChain::cooperative_matrix_per_element_operations,
+      &FeatureChain::cooperative_matrix_tensor_addressing,
+      &FeatureChain::cooperative_matrix_block_loads,
       &FeatureChain::pipeline_executable_info};
 
  private:
@@ -227,10 +265,54 @@ DeviceFeatures query_features(VkPhysicalDevice physical, const DeviceInfo& info)
           .shader_float64 = core.shaderFloat64 == VK_TRUE,
           .vulkan_memory_model = has(chain.vulkan_memory_model),
           .cooperative_matrix_nv = has(chain.cooperative_matrix_nv),
+          .cooperative_matrix_khr = has(chain.cooperative_matrix_khr_flag),
+          .cooperative_matrix_workgroup_scope = has(chain.cooperative_matrix_workgroup_scope),
+          .cooperative_matrix_flexible_dimensions = has(chain.cooperative_matrix_flexible_dimensions),
+          .cooperative_matrix_reductions = has(chain.cooperative_matrix_reductions),
+          .cooperative_matrix_conversions = has(chain.cooperative_matrix_conversions),
+          .cooperative_matrix_per_element_operations = has(chain.cooperative_matrix_per_element_operations),
+          .cooperative_matrix_tensor_addressing = has(chain.cooperative_matrix_tensor_addressing),
+          .cooperative_matrix_block_loads = has(chain.cooperative_matrix_block_loads),
           .pipeline_executable_info = has(chain.pipeline_executable_info)};
 }
 
-DeviceInfo describe(VkPhysicalDevice physical, uint32_t index) {
+const char* component_name(VkComponentTypeKHR type) {
+  switch (type) {
+    case VK_COMPONENT_TYPE_FLOAT16_KHR: return "float16";
+    case VK_COMPONENT_TYPE_FLOAT32_KHR: return "float32";
+    case VK_COMPONENT_TYPE_FLOAT64_KHR: return "float64";
+    case VK_COMPONENT_TYPE_SINT8_KHR: return "sint8";
+    case VK_COMPONENT_TYPE_SINT16_KHR: return "sint16";
+    case VK_COMPONENT_TYPE_SINT32_KHR: return "sint32";
+    case VK_COMPONENT_TYPE_SINT64_KHR: return "sint64";
+    case VK_COMPONENT_TYPE_UINT8_KHR: return "uint8";
+    case VK_COMPONENT_TYPE_UINT16_KHR: return "uint16";
+    case VK_COMPONENT_TYPE_UINT32_KHR: return "uint32";
+    case VK_COMPONENT_TYPE_UINT64_KHR: return "uint64";
+    default: return "other";
+  }
+}
+
+// The subgroup-scope shapes VK_KHR_cooperative_matrix lists; none where the device lacks it.
+std::vector<CooperativeMatrixShape> cooperative_matrix_shapes(VkInstance instance, VkPhysicalDevice physical,
+                                                              const DeviceInfo& info) {
+  std::vector<CooperativeMatrixShape> shapes;
+  const auto list = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR>(
+      vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR"));
+  if (!list || !has_extension(info, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME)) return shapes;
+  uint32_t count = 0;
+  if (list(physical, &count, nullptr) != VK_SUCCESS) return shapes;
+  std::vector<VkCooperativeMatrixPropertiesKHR> properties(count, {VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR});
+  if (list(physical, &count, properties.data()) != VK_SUCCESS) return shapes;
+  for (const VkCooperativeMatrixPropertiesKHR& shape : properties) {
+    if (shape.scope != VK_SCOPE_SUBGROUP_KHR) continue;
+    shapes.push_back({shape.MSize, shape.NSize, shape.KSize, component_name(shape.AType), component_name(shape.BType),
+                      component_name(shape.CType), component_name(shape.ResultType)});
+  }
+  return shapes;
+}
+
+DeviceInfo describe(VkInstance instance, VkPhysicalDevice physical, uint32_t index) {
   VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
   VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
   subgroup.pNext = &driver;
@@ -274,6 +356,7 @@ DeviceInfo describe(VkPhysicalDevice physical, uint32_t index) {
   for (const auto& extension : extensions) info.extensions.emplace_back(extension.extensionName);
   std::sort(info.extensions.begin(), info.extensions.end());
   info.features = query_features(physical, info);
+  info.cooperative_matrix_shapes = cooperative_matrix_shapes(instance, physical, info);
   return info;
 }
 
@@ -289,7 +372,8 @@ bool layer_available(const char* name) {
 VkInstance create_instance(bool validation, bool gpu_assisted = false) {
   VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
   app.pApplicationName = "kernelgen";
-  app.apiVersion = VK_API_VERSION_1_2;
+  // Kernels on GL_NV_cooperative_matrix2 are SPIR-V 1.6, which needs a Vulkan 1.3 device; the others are 1.5.
+  app.apiVersion = VK_API_VERSION_1_3;
   VkInstanceCreateInfo create{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
   create.pApplicationInfo = &app;
   const char* layers[] = {kValidationLayer};
@@ -488,7 +572,7 @@ Device::Device(const DeviceOptions& options) : impl_(std::make_unique<Impl>()) {
 
   const auto devices = physical_devices(impl_->instance);
   std::vector<DeviceInfo> infos;
-  for (uint32_t i = 0; i < devices.size(); ++i) infos.push_back(describe(devices[i], i));
+  for (uint32_t i = 0; i < devices.size(); ++i) infos.push_back(describe(impl_->instance, devices[i], i));
   const uint32_t index = select(infos, devices, device_selector(options));
   impl_->physical = devices[index];
   impl_->info = infos[index];
@@ -582,7 +666,7 @@ std::vector<DeviceInfo> Device::list() {
   std::vector<DeviceInfo> infos;
   try {
     const auto devices = physical_devices(instance);
-    for (uint32_t i = 0; i < devices.size(); ++i) infos.push_back(describe(devices[i], i));
+    for (uint32_t i = 0; i < devices.size(); ++i) infos.push_back(describe(instance, devices[i], i));
   } catch (...) {
     vkDestroyInstance(instance, nullptr);
     throw;
@@ -597,7 +681,7 @@ DeviceInfo Device::describe_selected(const DeviceOptions& options) {
   try {
     const auto devices = physical_devices(instance);
     std::vector<DeviceInfo> infos;
-    for (uint32_t i = 0; i < devices.size(); ++i) infos.push_back(describe(devices[i], i));
+    for (uint32_t i = 0; i < devices.size(); ++i) infos.push_back(describe(instance, devices[i], i));
     info = infos[select(infos, devices, device_selector(options))];
   } catch (...) {
     vkDestroyInstance(instance, nullptr);

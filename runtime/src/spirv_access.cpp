@@ -21,11 +21,13 @@ PointerUse accessed_pointer(uint32_t opcode, std::span<const uint32_t> operands)
   };
   std::optional<uint32_t> pointer;
   bool writes = false;
+  // The tensor-addressed loads and stores of GL_NV_cooperative_matrix2 take their pointer where the others do.
   if (opcode == kOpLoad || opcode == kOpAtomicLoad || opcode == kOpCooperativeMatrixLoadNV ||
-      opcode == kOpCooperativeMatrixLoadKHR) {
+      opcode == kOpCooperativeMatrixLoadKHR || opcode == kOpCooperativeMatrixLoadTensorNV) {
     pointer = at(2);
   } else if (opcode == kOpStore || opcode == kOpAtomicStore || opcode == kOpCopyMemory ||
-             opcode == kOpCooperativeMatrixStoreNV || opcode == kOpCooperativeMatrixStoreKHR) {
+             opcode == kOpCooperativeMatrixStoreNV || opcode == kOpCooperativeMatrixStoreKHR ||
+             opcode == kOpCooperativeMatrixStoreTensorNV) {
     pointer = at(0);
     writes = true;
   } else if (opcode >= kOpAtomicExchange && opcode <= kOpAtomicXor) {

@@ -39,8 +39,11 @@ enum Op : uint32_t {
   kOpCopyMemory = 63,
   kOpCooperativeMatrixLoadKHR = 4457,
   kOpCooperativeMatrixStoreKHR = 4458,
+  kOpTypeCooperativeMatrixKHR = 4456,
   kOpCooperativeMatrixLoadNV = 5359,
   kOpCooperativeMatrixStoreNV = 5360,
+  kOpCooperativeMatrixLoadTensorNV = 5367,
+  kOpCooperativeMatrixStoreTensorNV = 5368,
 };
 enum Decoration : uint32_t {
   kBlock = 2,
@@ -54,6 +57,7 @@ constexpr uint32_t kMagic = 0x07230203;
 constexpr uint32_t kGLCompute = 5;
 constexpr uint32_t kLocalSize = 17;
 constexpr uint32_t kPushConstant = 9;
-constexpr uint32_t kWorkgroup = 4;
+constexpr uint32_t kWorkgroup = 4;  // the storage class
+constexpr uint32_t kScopeWorkgroup = 2;
 
 }  // namespace kernelgen::spirv

@@ -41,6 +41,10 @@ class Types {
   }
 
   void constant(uint32_t id, uint64_t value) { constants_[id] = value; }
+  std::optional<uint64_t> constant_value(uint32_t id) const {
+    const auto found = constants_.find(id);
+    return found == constants_.end() ? std::nullopt : std::optional<uint64_t>(found->second);
+  }
 
   // The operands of a type declared with this opcode; nullptr for an id that is not one.
   const std::vector<uint32_t>* operands(uint32_t id, uint32_t opcode) const {
@@ -159,6 +163,12 @@ const char* capability_name(uint32_t capability) {
       {4450, "StoragePushConstant8"},
       {5345, "VulkanMemoryModel"},
       {5357, "CooperativeMatrixNV"},
+      {5430, "CooperativeMatrixReductionsNV"},
+      {5431, "CooperativeMatrixConversionsNV"},
+      {5432, "CooperativeMatrixPerElementOperationsNV"},
+      {5433, "CooperativeMatrixTensorAddressingNV"},
+      {5434, "CooperativeMatrixBlockLoadsNV"},
+      {5439, "TensorAddressingNV"},
       {6022, "CooperativeMatrixKHR"},
   };
   auto found = names.find(capability);
@@ -190,6 +200,7 @@ std::optional<SpirvInterface> reflect_spirv(std::span<const uint32_t> words, std
   if (words[0] != kMagic) return fail(error, "wrong magic number (not SPIR-V)"), std::nullopt;
 
   SpirvInterface interface;
+  interface.version = words[1];
   uint32_t main_id = 0;
   std::map<uint32_t, std::string> names;
   std::map<uint32_t, uint32_t> binding_of, set_of;
@@ -204,6 +215,10 @@ std::optional<SpirvInterface> reflect_spirv(std::span<const uint32_t> words, std
   std::vector<Variable> variables;
   std::vector<std::pair<uint32_t, std::array<uint32_t, 3>>> local_sizes;
   Types types;
+  struct MatrixType {
+    uint32_t component, scope, rows, columns, use;
+  };
+  std::vector<MatrixType> matrices;  // the cooperative-matrix types, by the ids of their operands
 
   for (size_t at = 5; at < words.size();) {
     const uint32_t count = words[at] >> 16;
@@ -262,6 +277,10 @@ std::optional<SpirvInterface> reflect_spirv(std::span<const uint32_t> words, std
         if (operands >= 3)
           types.constant(operand[1], operand[2] | (operands >= 4 ? uint64_t{operand[3]} << 32 : 0));
         break;
+      case kOpTypeCooperativeMatrixKHR:
+        // Result, component type, then the ids of constants: scope, rows, columns, use.
+        if (operands >= 6) matrices.push_back({operand[1], operand[2], operand[3], operand[4], operand[5]});
+        break;
       case kOpTypePointer:
         if (operands >= 3) pointers[operand[0]] = {operand[1], operand[2]};
         break;
@@ -275,6 +294,13 @@ std::optional<SpirvInterface> reflect_spirv(std::span<const uint32_t> words, std
   }
 
   interface.has_compute_main = main_id != 0;
+  for (const MatrixType& matrix : matrices) {
+    const auto value = [&](uint32_t id) { return static_cast<uint32_t>(types.constant_value(id).value_or(0)); };
+    const bool workgroup = types.constant_value(matrix.scope) == kScopeWorkgroup;
+    interface.workgroup_scope_matrices = interface.workgroup_scope_matrices || workgroup;
+    interface.cooperative_matrices.push_back(
+        {types.scalar(matrix.component), value(matrix.rows), value(matrix.columns), value(matrix.use), workgroup});
+  }
   for (const auto& [entry, size] : local_sizes)
     if (entry == main_id) interface.local_size = size;
 

@@ -55,6 +55,7 @@ TEST(Devices, SummaryHasTheCapabilitiesThePromptUses) {
   EXPECT_EQ(device["features"]["shader_float16"], true);
   EXPECT_EQ(device["features"]["shader_int8"], false);
   EXPECT_EQ(device["features"]["cooperative_matrix_nv"], true);
+  EXPECT_EQ(device["features"]["cooperative_matrix_khr"], false);
   const json& tensor = device["tensor_extensions"];
   ASSERT_EQ(tensor.size(), 5u);
   EXPECT_EQ(tensor[0], json({{"extension", "VK_NV_cooperative_matrix"}, {"glsl", "GL_NV_cooperative_matrix"},
@@ -65,6 +66,52 @@ TEST(Devices, SummaryHasTheCapabilitiesThePromptUses) {
   EXPECT_THAT(device["prompt_extensions"].get<std::vector<std::string>>(),
               ElementsAre("VK_NV_cooperative_matrix", "VK_KHR_shader_float16_int8", "VK_KHR_16bit_storage"));
   EXPECT_TRUE(device["peaks"].is_null());
+}
+
+// The cooperative-matrix features, each under its own name: with one of them on at a time, only its key is
+// true.
+TEST(Devices, SummaryHasEachCooperativeMatrixFeatureUnderItsName) {
+  const test::ScratchDir dir;
+  const std::pair<const char*, bool DeviceFeatures::*> features[] = {
+      {"cooperative_matrix_nv", &DeviceFeatures::cooperative_matrix_nv},
+      {"cooperative_matrix_khr", &DeviceFeatures::cooperative_matrix_khr},
+      {"cooperative_matrix_workgroup_scope", &DeviceFeatures::cooperative_matrix_workgroup_scope},
+      {"cooperative_matrix_flexible_dimensions", &DeviceFeatures::cooperative_matrix_flexible_dimensions},
+      {"cooperative_matrix_reductions", &DeviceFeatures::cooperative_matrix_reductions},
+      {"cooperative_matrix_conversions", &DeviceFeatures::cooperative_matrix_conversions},
+      {"cooperative_matrix_per_element_operations",
+       &DeviceFeatures::cooperative_matrix_per_element_operations},
+      {"cooperative_matrix_tensor_addressing", &DeviceFeatures::cooperative_matrix_tensor_addressing},
+      {"cooperative_matrix_block_loads", &DeviceFeatures::cooperative_matrix_block_loads},
+  };
+  for (const auto& [on, feature] : features) {
+    DeviceInfo device = gpu();
+    device.features.cooperative_matrix_nv = false;
+    device.features.*feature = true;
+    const json summary = devices_summary({device}, dir.path() / "device_peaks.json")[0]["features"];
+    for (const auto& [name, unused] : features) {
+      ASSERT_TRUE(summary.contains(name)) << name;
+      EXPECT_EQ(summary[name], std::string(name) == on) << name << " with " << on << " on";
+    }
+  }
+}
+
+TEST(Devices, SummarySaysTheRuntimeEnablesKhrAndNv2CooperativeMatricesWhereTheDeviceHasTheirFeatures) {
+  const test::ScratchDir dir;
+  DeviceInfo device = gpu();
+  device.extensions = {"VK_KHR_cooperative_matrix", "VK_NV_cooperative_matrix", "VK_NV_cooperative_matrix2"};
+  device.features.cooperative_matrix_khr = true;
+  device.features.cooperative_matrix_tensor_addressing = true;
+  device.features.cooperative_matrix_workgroup_scope = true;
+  const json tensor = devices_summary({device}, dir.path() / "device_peaks.json")[0]["tensor_extensions"];
+  EXPECT_EQ(tensor[1]["extension"], "VK_KHR_cooperative_matrix");
+  EXPECT_EQ(tensor[1]["runtime_enables"], true);
+  EXPECT_EQ(tensor[2]["extension"], "VK_NV_cooperative_matrix2");
+  EXPECT_EQ(tensor[2]["runtime_enables"], true);
+  device.features.cooperative_matrix_workgroup_scope = false;
+  EXPECT_EQ(devices_summary({device},
+                            dir.path() / "device_peaks.json")[0]["tensor_extensions"][2]["runtime_enables"],
+            false);
 }
 
 TEST(Devices, TextSaysWhatEachDeviceCanDo) {

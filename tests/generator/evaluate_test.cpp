@@ -11,7 +11,10 @@
 
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "kernelgen/validation/cases.hpp"
 #include "kernelgen/device.hpp"
@@ -23,6 +26,7 @@ namespace kernelgen {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 const std::string kKernels = KERNELGEN_TEST_KERNELS_DIR;
 // The catalog's checked-in kernels: generated/<op>/kernel.comp.
@@ -308,8 +312,9 @@ TEST_F(Evaluate, TheVulkanMemoryModelRunsWhereTheDeviceHasIt) {
   }
 }
 
-// Capabilities against a device's features, on the reflected interface of the correct relu: NV cooperative
-// matrices and subgroup arithmetic only where the device has them, KHR cooperative matrices never.
+// Capabilities against a device's features, on the reflected interface of the correct relu: NV and KHR
+// cooperative matrices and subgroup arithmetic only where the device has them; what the runtime never enables
+// nowhere, with a reason that does not forbid what the prompt offers.
 TEST_F(Evaluate, EveryDeclaredCapabilityMustBeOneTheDeviceHasAndTheRuntimeEnables) {
   KernelBinary binary;
   ASSERT_TRUE(evaluate("relu", read_file(kKernels + "/relu_vec4.comp"), &binary).passed());
@@ -326,19 +331,149 @@ TEST_F(Evaluate, EveryDeclaredCapabilityMustBeOneTheDeviceHasAndTheRuntimeEnable
               HasSubstr("declares the SPIR-V capability GroupNonUniformArithmetic, which " + device.name +
                         " does not support"));
 
-  interface.capabilities = {"Shader", "CooperativeMatrixNV"};
-  device.features.cooperative_matrix_nv = false;
-  EXPECT_THAT(interface_mismatch(spec, interface, device).value_or(""),
-              HasSubstr("declares the SPIR-V capability CooperativeMatrixNV, which " + device.name +
-                        " does not support"));
-  device.features.cooperative_matrix_nv = true;
-  EXPECT_FALSE(interface_mismatch(spec, interface, device));
-
-  for (const char* never : {"CooperativeMatrixKHR", "StoragePushConstant16", "4711"}) {
-    interface.capabilities = {"Shader", never};
+  for (const auto& [capability, feature] :
+       {std::pair{"CooperativeMatrixNV", &DeviceFeatures::cooperative_matrix_nv},
+        std::pair{"CooperativeMatrixKHR", &DeviceFeatures::cooperative_matrix_khr}}) {
+    interface.capabilities = {"Shader", capability};
+    device.features.*feature = false;
     EXPECT_THAT(interface_mismatch(spec, interface, device).value_or(""),
-                HasSubstr(std::string("capability ") + never + ", which kernelgen's runtime does not enable"));
+                HasSubstr(std::string("declares the SPIR-V capability ") + capability + ", which " +
+                          device.name + " does not support"));
+    device.features.*feature = true;
+    EXPECT_FALSE(interface_mismatch(spec, interface, device)) << capability;
   }
+
+  for (const char* never : {"StoragePushConstant16", "4711"}) {
+    interface.capabilities = {"Shader", never};
+    const std::string reason = interface_mismatch(spec, interface, device).value_or("");
+    EXPECT_THAT(reason, HasSubstr(std::string("capability ") + never +
+                                  ", which kernelgen's runtime does not enable"));
+    EXPECT_THAT(reason, Not(HasSubstr("KHR cooperative matrices"))) << "the prompt offers them where enabled";
+  }
+}
+
+// relu on 16x16 tiles of matrices of `scope`, loaded and stored through GL_NV_cooperative_matrix2's tensor
+// layouts: x and y as [batch * 128, 16], one tile per workgroup of `invocations`.
+std::string relu_through_tensor_layouts(const std::string& scope, int invocations) {
+  const std::string extensions = R"(#version 450
+#extension GL_KHR_cooperative_matrix : require
+#extension GL_NV_cooperative_matrix2 : require
+#extension GL_KHR_memory_scope_semantics : require
+)";
+  const std::string kernel = R"(// kernelgen: dispatch batch * 8 1 1
+layout(local_size_x = INVOCATIONS) in;
+layout(push_constant) uniform Dims { uint batch; } dims;
+layout(set = 0, binding = 0, std430) readonly buffer X { float x[]; };
+layout(set = 0, binding = 1, std430) writeonly buffer Y { float y[]; };
+void main() {
+  tensorLayoutNV<2> rows = createTensorLayoutNV(2);
+  rows = setTensorLayoutDimensionNV(rows, dims.batch * 128u, 16u);
+  coopmat<float, SCOPE, 16, 16, gl_MatrixUseAccumulator> m;
+  coopMatLoadTensorNV(m, x, 0u, sliceTensorLayoutNV(rows, gl_WorkGroupID.x * 16u, 16u, 0u, 16u));
+  for (int i = 0; i < m.length(); ++i) m[i] = max(m[i], 0.0);
+  coopMatStoreTensorNV(m, y, 0u, sliceTensorLayoutNV(rows, gl_WorkGroupID.x * 16u, 16u, 0u, 16u));
+}
+)";
+  return extensions + "#define SCOPE " + scope + "\n#define INVOCATIONS " + std::to_string(invocations) +
+         "\n" + kernel;
+}
+
+// What a verdict's reason says of a capability the device lacks.
+std::string lacks(const std::string& capability, const DeviceInfo& device) {
+  return "declares the SPIR-V capability " + capability + ", which " + device.name + " does not support";
+}
+
+// A kernel of `features` (capability, whether the device has it) passes where the device has them all, and is
+// otherwise rejected naming one it lacks.
+void expect_passed_or_rejected_naming_what_lacks(const Verdict& verdict, const DeviceInfo& device,
+                                                 const std::vector<std::pair<std::string, bool>>& features) {
+  std::vector<::testing::Matcher<std::string>> lacking;
+  for (const auto& [capability, has] : features)
+    if (!has) lacking.push_back(HasSubstr(lacks(capability, device)));
+  if (lacking.empty()) {
+    EXPECT_TRUE(verdict.passed()) << describe(verdict);
+    return;
+  }
+  EXPECT_EQ(verdict.status, Status::INTERFACE_MISMATCH) << describe(verdict);
+  EXPECT_THAT(verdict.reason, ::testing::AnyOfArray(lacking));
+}
+
+// spirv-val checks a SPIR-V 1.6 module for Vulkan 1.3; the device then decides: lavapipe has no cooperative
+// matrices, so the kernel is rejected for the workgroup scope of its matrices, which the capabilities do not
+// show.
+TEST_F(Evaluate, ACooperativeMatrix2KernelPassesSpirvValAndRunsOnlyWhereTheDeviceHasWhatItUses) {
+  KernelBinary binary;
+  const Verdict verdict = evaluate("relu", relu_through_tensor_layouts("gl_ScopeWorkgroup", 256), &binary);
+  ASSERT_NE(verdict.status, Status::COMPILE_ERROR) << describe(verdict);
+  ASSERT_GE(binary.spirv.size(), 5u);
+  EXPECT_EQ(binary.spirv[1], 0x00010600u);
+  EXPECT_EQ(spirv_validation_error(binary.spirv), std::nullopt);
+  const DeviceInfo& device = device_->info();
+  const DeviceFeatures& has = device.features;
+  if (device.api_version < VK_API_VERSION_1_3) {
+    EXPECT_EQ(verdict.status, Status::INTERFACE_MISMATCH) << describe(verdict);
+    EXPECT_THAT(verdict.reason, HasSubstr(lacks("SPIR-V 1.6 (a Vulkan 1.3 device)", device)));
+  } else if (!has.cooperative_matrix_workgroup_scope) {
+    EXPECT_EQ(verdict.status, Status::INTERFACE_MISMATCH) << describe(verdict);
+    EXPECT_THAT(verdict.reason,
+                HasSubstr(lacks("CooperativeMatrixKHR of workgroup scope (cooperativeMatrixWorkgroupScope)",
+                                device)));
+  } else {
+    expect_passed_or_rejected_naming_what_lacks(
+        verdict, device,
+        {{"VulkanMemoryModel", has.vulkan_memory_model},
+         {"CooperativeMatrixKHR", has.cooperative_matrix_khr},
+         {"CooperativeMatrixTensorAddressingNV", has.cooperative_matrix_tensor_addressing},
+         {"TensorAddressingNV", has.cooperative_matrix_tensor_addressing}});
+  }
+}
+
+// Subgroup-scope matrices (a subgroup of 32 is one workgroup here) need no workgroup scope: a device without
+// cooperative matrices rejects the kernel for a capability it lacks.
+TEST_F(Evaluate, ACooperativeMatrix2KernelOfSubgroupMatricesIsRejectedNamingACapabilityTheDeviceLacks) {
+  const DeviceInfo& device = device_->info();
+  if (device.api_version < VK_API_VERSION_1_3) GTEST_SKIP() << device.name << " runs no SPIR-V 1.6";
+  KernelBinary binary;
+  const Verdict verdict = evaluate("relu", relu_through_tensor_layouts("gl_ScopeSubgroup", 32), &binary);
+  ASSERT_NE(verdict.status, Status::COMPILE_ERROR) << describe(verdict);
+  EXPECT_EQ(spirv_validation_error(binary.spirv), std::nullopt);
+  EXPECT_THAT(verdict.reason, Not(HasSubstr("workgroup scope")));
+  const DeviceFeatures& has = device.features;
+  expect_passed_or_rejected_naming_what_lacks(
+      verdict, device,
+      {{"VulkanMemoryModel", has.vulkan_memory_model},
+       {"CooperativeMatrixKHR", has.cooperative_matrix_khr},
+       {"CooperativeMatrixTensorAddressingNV", has.cooperative_matrix_tensor_addressing},
+       {"TensorAddressingNV", has.cooperative_matrix_tensor_addressing}});
+}
+
+// GL_KHR_cooperative_matrix: SPIR-V 1.5, validated for Vulkan 1.2, and run where the device has
+// VK_KHR_cooperative_matrix's feature; elsewhere rejected as the device's lack, not as the runtime's refusal.
+TEST_F(Evaluate, AKhrCooperativeMatrixKernelRunsOnlyWhereTheDeviceHasTheKhrFeature) {
+  const std::string relu = R"(#version 450
+#extension GL_KHR_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+// kernelgen: dispatch batch * 8 1 1
+layout(local_size_x = 32) in;
+layout(push_constant) uniform Dims { uint batch; } dims;
+layout(set = 0, binding = 0, std430) readonly buffer X { float x[]; };
+layout(set = 0, binding = 1, std430) writeonly buffer Y { float y[]; };
+void main() {
+  coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator> m;
+  coopMatLoad(m, x, gl_WorkGroupID.x * 256u, 16u, gl_CooperativeMatrixLayoutRowMajor);
+  for (int i = 0; i < m.length(); ++i) m[i] = max(m[i], 0.0);
+  coopMatStore(m, y, gl_WorkGroupID.x * 256u, 16u, gl_CooperativeMatrixLayoutRowMajor);
+}
+)";
+  KernelBinary binary;
+  const Verdict verdict = evaluate("relu", relu, &binary);
+  ASSERT_NE(verdict.status, Status::COMPILE_ERROR) << describe(verdict);
+  EXPECT_EQ(binary.spirv.at(1), 0x00010500u);
+  EXPECT_THAT(verdict.reason, Not(HasSubstr("runtime does not enable")));
+  const DeviceFeatures& has = device_->info().features;
+  expect_passed_or_rejected_naming_what_lacks(
+      verdict, device_->info(),
+      {{"VulkanMemoryModel", has.vulkan_memory_model}, {"CooperativeMatrixKHR", has.cooperative_matrix_khr}});
 }
 
 TEST_F(Evaluate, RejectsAReadonlyOutput) {

@@ -1,5 +1,6 @@
 // manifest: generated/<op>/manifest.json round trips, and what the build finds in generated/<op>/: missing,
-// corrupt, stale or current; write_generated replaces the directory as a whole.
+// corrupt, stale or current; write_generated replaces the directory as a whole; check_in_recompiled checks in
+// this glslang's SPIR-V of a kernel another glslang compiled.
 #include "kernelgen/manifest.hpp"
 #include "kernelgen/compile.hpp"
 
@@ -7,7 +8,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "kernelgen/files.hpp"
 #include "kernelgen/hash.hpp"
@@ -392,6 +395,87 @@ TEST_F(GeneratedDir, AllowingOtherGlslangsTakesTheSourcesCompileInPlaceOfTheirSp
   EXPECT_THAT(check.warning, HasSubstr((dir / "kernel.spv").string() +
                                        " was compiled by glslang (SPIR-V generator version 10)"));
   EXPECT_THAT(check.warning, HasSubstr("KERNELGEN_ALLOW_OTHER_GLSLANG=1"));
+}
+
+// generated/<op>/ as an older toolchain left it: kernel.spv from another glslang, manifest.json naming that
+// glslang (or, from before it was recorded, none) and holding a field this kernelgen does not know. Returns
+// the kernel as the build takes it under KERNELGEN_ALLOW_OTHER_GLSLANG=1.
+GeneratedKernel kept_from_another_glslang(const fs::path& dir, const GeneratedKernel& kernel,
+                                          const std::string& their_compiler) {
+  write_generated(dir, kernel);
+  replace_spirv(dir, marked_by_generator_version(kernel.spirv, 10), their_compiler);
+  json manifest = json::parse(read_file(dir / "manifest.json"));
+  manifest["reviewed_by"] = "someone";
+  write_file_atomic(dir / "manifest.json", manifest.dump(2) + "\n");
+  StoreCheck check = check_generated(dir, kernel.manifest.spec_hash, {}, OtherCompiler::recompile);
+  EXPECT_EQ(check.state, StoreCheck::State::current) << check.problem;
+  EXPECT_THAT(check.warning, HasSubstr("KERNELGEN_ALLOW_OTHER_GLSLANG=1"));
+  if (!check.kernel) throw std::logic_error("no kernel to check in: " + check.problem);
+  return std::move(*check.kernel);
+}
+
+TEST_F(GeneratedDir, CheckingInARecompiledKernelWritesThisGlslangsSpirvAndRecordsItLeavingTheRestAlone) {
+  for (const std::string& their_compiler : {std::string("glslang 11.9.0"), std::string()}) {
+    GeneratedKernel kept = kept_from_another_glslang(dir, kernel, their_compiler);
+    const json before = json::parse(read_file(dir / "manifest.json"));
+    ASSERT_TRUE(check_in_recompiled(dir, kept)) << their_compiler;
+
+    EXPECT_EQ(read_spirv(dir / "kernel.spv"), kernel.spirv) << "kernel.comp as this glslang compiles it";
+    json expected = before;
+    expected["kernel"]["compiler"] = compiler_version();
+    expected["kernel"]["spirv_hash"] = content_hash(kernel.spirv);
+    EXPECT_EQ(json::parse(read_file(dir / "manifest.json")), expected)
+        << "generated_at, the validation, an unknown field: all as they were";
+    EXPECT_EQ(kept.manifest.compiler, compiler_version());
+    EXPECT_EQ(kept.manifest.spirv_hash, content_hash(kernel.spirv));
+    const StoreCheck check = check_generated(dir, hash, {});
+    EXPECT_EQ(check.state, StoreCheck::State::current)
+        << "without KERNELGEN_ALLOW_OTHER_GLSLANG: " << check.problem;
+    EXPECT_EQ(check.warning, "");
+  }
+}
+
+TEST_F(GeneratedDir, CheckingInARecompiledKernelTwiceWritesOnce) {
+  GeneratedKernel kept = kept_from_another_glslang(dir, kernel, "glslang 11.9.0");
+  ASSERT_TRUE(check_in_recompiled(dir, kept));
+  // Rewritten in another form: a second write would give it back its two-space indentation.
+  const std::string compact = json::parse(read_file(dir / "manifest.json")).dump();
+  write_file_atomic(dir / "manifest.json", compact);
+  EXPECT_FALSE(check_in_recompiled(dir, kept));
+  EXPECT_EQ(read_file(dir / "manifest.json"), compact);
+  StoreCheck next_build = check_generated(dir, hash, {});
+  ASSERT_TRUE(next_build.kernel) << next_build.problem;
+  EXPECT_FALSE(check_in_recompiled(dir, *next_build.kernel))
+      << "nor for the kernel as the next build reads it";
+  EXPECT_EQ(read_file(dir / "manifest.json"), compact);
+}
+
+TEST_F(GeneratedDir, AKernelThisGlslangCompiledIsNotCheckedInAgain) {
+  GeneratedKernel current = kernel;
+  current.manifest.compiler = compiler_version();
+  write_generated(dir, current);
+  const std::string manifest = read_file(dir / "manifest.json");
+  StoreCheck check = check_generated(dir, hash, {});
+  ASSERT_TRUE(check.kernel) << check.problem;
+  EXPECT_FALSE(check_in_recompiled(dir, *check.kernel));
+  EXPECT_EQ(read_file(dir / "manifest.json"), manifest);
+  EXPECT_EQ(read_spirv(dir / "kernel.spv"), kernel.spirv);
+}
+
+TEST_F(GeneratedDir, CheckingInOverAManifestWithoutAKernelObjectThrowsAndWritesNothing) {
+  GeneratedKernel kept = kept_from_another_glslang(dir, kernel, "glslang 11.9.0");
+  const std::vector<uint32_t> theirs = read_spirv(dir / "kernel.spv");
+  json manifest = json::parse(read_file(dir / "manifest.json"));
+  manifest.erase("kernel");
+  write_file_atomic(dir / "manifest.json", manifest.dump());
+  try {
+    check_in_recompiled(dir, kept);
+    FAIL() << "checked in over a manifest without kernel";
+  } catch (const std::runtime_error& error) {
+    EXPECT_THAT(error.what(), HasSubstr((dir / "manifest.json").string() + " has no kernel object"));
+  }
+  EXPECT_EQ(read_spirv(dir / "kernel.spv"), theirs) << "kernel.spv is left as it was";
+  EXPECT_EQ(read_file(dir / "manifest.json"), manifest.dump());
 }
 
 TEST_F(GeneratedDir, ADirectoryWithoutAManifestIsMissing) {

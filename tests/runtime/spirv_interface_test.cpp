@@ -1,5 +1,6 @@
 // reflect_spirv: the interface a compute shader declares, read from its words; anything that is not a SPIR-V
-// module is refused with a reason.
+// module is refused with a reason. capability_problem: what of that interface a device lacks, or the runtime
+// never enables.
 #include "kernelgen/spirv_interface.hpp"
 
 #include <gmock/gmock.h>
@@ -8,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "kernelgen/capabilities.hpp"
 #include "shaders.hpp"
 
 namespace kernelgen {
@@ -15,6 +17,8 @@ namespace {
 
 using ::testing::Contains;
 using ::testing::HasSubstr;
+using ::testing::IsSupersetOf;
+using ::testing::Not;
 
 SpirvInterface reflect(const std::vector<uint32_t>& words) {
   std::string error;
@@ -230,6 +234,132 @@ void main() { b[0] = b[1] + uint8_t(1); }
   EXPECT_THAT(interface.capabilities, Contains("StorageBuffer8BitAccess"));
 }
 
+// A 32x32 tile copied by a workgroup-scope matrix through GL_NV_cooperative_matrix2's tensor layouts.
+const std::string kWorkgroupTileCopy = R"(#version 450
+#extension GL_KHR_cooperative_matrix : require
+#extension GL_NV_cooperative_matrix2 : require
+#extension GL_KHR_memory_scope_semantics : require
+layout(local_size_x = 128) in;
+layout(set = 0, binding = 0, std430) readonly buffer A { float a[]; };
+layout(set = 0, binding = 1, std430) writeonly buffer C { float c[]; };
+void main() {
+  tensorLayoutNV<2> tile = createTensorLayoutNV(2);
+  tile = setTensorLayoutDimensionNV(tile, 32u, 32u);
+  coopmat<float, gl_ScopeWorkgroup, 32, 32, gl_MatrixUseAccumulator> m;
+  coopMatLoadTensorNV(m, a, 0u, tile);
+  coopMatStoreTensorNV(m, c, 0u, tile);
+}
+)";
+
+TEST(ReflectSpirv, ACooperativeMatrix2KernelIsSpirv16WithWorkgroupScopeMatrices) {
+  const SpirvInterface interface = reflect(test::spirv_of(kWorkgroupTileCopy));
+  EXPECT_EQ(interface.version, 0x00010600u) << "GL_NV_cooperative_matrix2 is compiled for Vulkan 1.3";
+  EXPECT_TRUE(interface.workgroup_scope_matrices);
+  EXPECT_THAT(
+      interface.capabilities,
+      IsSupersetOf({"CooperativeMatrixKHR", "CooperativeMatrixTensorAddressingNV", "TensorAddressingNV"}));
+  EXPECT_EQ(interface.local_size, (std::array<uint32_t, 3>{128, 1, 1}));
+  ASSERT_EQ(interface.bindings.size(), 2u);
+  EXPECT_TRUE(interface.bindings[0].readonly);
+  EXPECT_FALSE(interface.bindings[1].readonly);
+}
+
+// Each of GL_NV_cooperative_matrix2's capabilities by its name, as capability_problem looks them up: a block
+// load with a decode function, a row reduction, a per-element function, a transpose and a change of use.
+TEST(ReflectSpirv, NamesEveryCooperativeMatrix2Capability) {
+  const SpirvInterface interface = reflect(test::spirv_of(R"(#version 450
+#extension GL_KHR_cooperative_matrix : require
+#extension GL_NV_cooperative_matrix2 : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_EXT_shader_explicit_arithmetic_types : require
+#extension GL_EXT_buffer_reference : require
+layout(local_size_x = 128) in;
+layout(set = 0, binding = 0, std430) readonly buffer A { float a[]; };
+layout(set = 0, binding = 1, std430) writeonly buffer C { float c[]; };
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer Block { float value; };
+#define ACC coopmat<float, gl_ScopeWorkgroup, 32, 32, gl_MatrixUseAccumulator>
+#define MAT_A coopmat<float, gl_ScopeWorkgroup, 32, 32, gl_MatrixUseA>
+float decode(const in Block block, const in uint32_t block_coordinates[2], const in uint32_t coordinates[2]) {
+  return block.value;
+}
+float sum(const in float x, const in float y) { return x + y; }
+float twice(const in uint32_t row, const in uint32_t column, const in float x) { return 2.0 * x; }
+void main() {
+  tensorLayoutNV<2> tile = createTensorLayoutNV(2);
+  tile = setTensorLayoutDimensionNV(tile, 32u, 32u);
+  tile = setTensorLayoutBlockSizeNV(tile, 1u, 1u);
+  ACC m;
+  coopMatLoadTensorNV(m, a, 0u, tile, decode);
+  ACC rows;
+  coopMatReduceNV(rows, m, gl_CooperativeMatrixReduceRowNV, sum);
+  ACC doubled;
+  coopMatPerElementNV(doubled, rows, twice);
+  MAT_A transposed;
+  coopMatTransposeNV(transposed, doubled);
+  coopMatStoreTensorNV(ACC(transposed), c, 0u, tile);
+}
+)"));
+  EXPECT_THAT(
+      interface.capabilities,
+      IsSupersetOf({"CooperativeMatrixKHR", "CooperativeMatrixReductionsNV", "CooperativeMatrixConversionsNV",
+                    "CooperativeMatrixPerElementOperationsNV", "CooperativeMatrixTensorAddressingNV",
+                    "TensorAddressingNV", "CooperativeMatrixBlockLoadsNV"}));
+}
+
+// The scope is the matrix type's, not the extension's: GL_NV_cooperative_matrix2's tensor loads on subgroup
+// matrices need no workgroup scope.
+TEST(ReflectSpirv, ACooperativeMatrix2KernelOfSubgroupMatricesHasNoWorkgroupScopeMatrices) {
+  const SpirvInterface interface = reflect(test::spirv_of(R"(#version 450
+#extension GL_KHR_cooperative_matrix : require
+#extension GL_NV_cooperative_matrix2 : require
+#extension GL_KHR_memory_scope_semantics : require
+layout(local_size_x = 32) in;
+layout(set = 0, binding = 0, std430) buffer A { float a[]; };
+#define TILE coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator>
+void main() {
+  tensorLayoutNV<2> tile = createTensorLayoutNV(2);
+  tile = setTensorLayoutDimensionNV(tile, 16u, 16u);
+  TILE m;
+  coopMatLoadTensorNV(m, a, 0u, tile);
+  coopMatStoreTensorNV(m, a, 0u, tile);
+}
+)"));
+  EXPECT_EQ(interface.version, 0x00010600u);
+  EXPECT_FALSE(interface.workgroup_scope_matrices);
+  EXPECT_THAT(interface.capabilities, Contains("CooperativeMatrixTensorAddressingNV"));
+}
+
+TEST(ReflectSpirv, AKhrCooperativeMatrixKernelIsSpirv15OfSubgroupScope) {
+  const SpirvInterface interface = reflect(test::spirv_of(R"(#version 450
+#extension GL_KHR_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#extension GL_EXT_shader_16bit_storage : require
+layout(local_size_x = 32) in;
+layout(set = 0, binding = 0, std430) readonly buffer A { float16_t a[]; };
+layout(set = 0, binding = 1, std430) writeonly buffer C { float c[]; };
+void main() {
+  coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA> ma;
+  coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB> mb;
+  coopMatLoad(ma, a, 0u, 16u, gl_CooperativeMatrixLayoutRowMajor);
+  coopMatLoad(mb, a, 256u, 16u, gl_CooperativeMatrixLayoutRowMajor);
+  coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator> acc =
+      coopMatMulAdd(ma, mb, coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator>(0.0));
+  coopMatStore(acc, c, 0u, 16u, gl_CooperativeMatrixLayoutRowMajor);
+}
+)"));
+  EXPECT_EQ(interface.version, 0x00010500u) << "only GL_NV_cooperative_matrix2 needs SPIR-V 1.6";
+  EXPECT_FALSE(interface.workgroup_scope_matrices);
+  EXPECT_THAT(interface.capabilities, Contains("CooperativeMatrixKHR"));
+  EXPECT_THAT(interface.capabilities, Not(Contains("CooperativeMatrixTensorAddressingNV")));
+}
+
+TEST(ReflectSpirv, AKernelWithoutMatricesIsSpirv15WithoutWorkgroupScopeMatrices) {
+  const SpirvInterface interface = reflect(test::spirv_of(test::kAddOne));
+  EXPECT_EQ(interface.version, 0x00010500u);
+  EXPECT_FALSE(interface.workgroup_scope_matrices);
+}
+
 TEST(ReflectSpirv, AnEntryPointNotNamedMainIsNoComputeMain) {
   std::vector<uint32_t> words = test::spirv_of(test::kAddOne);
   // OpEntryPoint GLCompute %id "main": rename the literal to "mair".
@@ -312,6 +442,127 @@ TEST(ReflectSpirv, RefusesAnInstructionOfZeroWords) {
 TEST(ReflectSpirv, WorksWithoutAnErrorString) {
   EXPECT_FALSE(reflect_spirv(std::vector<uint32_t>{1, 2, 3}));
   EXPECT_TRUE(reflect_spirv(test::spirv_of(test::kAddOne)));
+}
+
+// A Vulkan 1.3 device with every feature a SPIR-V capability may need.
+DeviceInfo able_device() {
+  DeviceInfo device;
+  device.name = "Able GPU";
+  device.api_version = VK_API_VERSION_1_3;
+  device.subgroup_operations = 0xff;
+  DeviceFeatures& f = device.features;
+  for (bool* feature :
+       {&f.storage_buffer_16bit, &f.storage_buffer_8bit, &f.shader_float16, &f.shader_int8, &f.shader_int16,
+        &f.shader_int64, &f.shader_float64, &f.vulkan_memory_model, &f.cooperative_matrix_nv,
+        &f.cooperative_matrix_khr, &f.cooperative_matrix_workgroup_scope,
+        &f.cooperative_matrix_flexible_dimensions, &f.cooperative_matrix_reductions,
+        &f.cooperative_matrix_conversions, &f.cooperative_matrix_per_element_operations,
+        &f.cooperative_matrix_tensor_addressing, &f.cooperative_matrix_block_loads})
+    *feature = true;
+  return device;
+}
+
+SpirvInterface declaring(std::vector<std::string> capabilities) {
+  SpirvInterface interface;
+  interface.version = 0x00010500u;
+  interface.has_compute_main = true;
+  interface.capabilities = std::move(capabilities);
+  return interface;
+}
+
+struct CapabilityFeature {
+  const char* capability;
+  bool DeviceFeatures::*feature;
+};
+
+void PrintTo(const CapabilityFeature& pair, std::ostream* out) {
+  *out << pair.capability;
+}
+
+class CapabilityOfAFeature : public ::testing::TestWithParam<CapabilityFeature> {};
+
+// Each capability needs its own feature: with every other feature on, the device lacks it without that one.
+TEST_P(CapabilityOfAFeature, IsLackingExactlyWhereTheDeviceLacksItsFeature) {
+  const CapabilityFeature& pair = GetParam();
+  const SpirvInterface interface = declaring({"Shader", pair.capability});
+  DeviceInfo device = able_device();
+  EXPECT_FALSE(capability_problem(interface, device)) << "with the feature";
+  device.features.*pair.feature = false;
+  const auto problem = capability_problem(interface, device);
+  ASSERT_TRUE(problem) << "without the feature";
+  EXPECT_EQ(problem->capability, pair.capability);
+  EXPECT_TRUE(problem->device_lacks) << "a feature a device may have, not one the runtime never enables";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    CooperativeMatrices, CapabilityOfAFeature,
+    ::testing::Values(
+        CapabilityFeature{"CooperativeMatrixNV", &DeviceFeatures::cooperative_matrix_nv},
+        CapabilityFeature{"CooperativeMatrixKHR", &DeviceFeatures::cooperative_matrix_khr},
+        CapabilityFeature{"CooperativeMatrixReductionsNV", &DeviceFeatures::cooperative_matrix_reductions},
+        CapabilityFeature{"CooperativeMatrixConversionsNV", &DeviceFeatures::cooperative_matrix_conversions},
+        CapabilityFeature{"CooperativeMatrixPerElementOperationsNV",
+                          &DeviceFeatures::cooperative_matrix_per_element_operations},
+        CapabilityFeature{"CooperativeMatrixTensorAddressingNV",
+                          &DeviceFeatures::cooperative_matrix_tensor_addressing},
+        CapabilityFeature{"TensorAddressingNV", &DeviceFeatures::cooperative_matrix_tensor_addressing},
+        CapabilityFeature{"CooperativeMatrixBlockLoadsNV", &DeviceFeatures::cooperative_matrix_block_loads}),
+    [](const ::testing::TestParamInfo<CapabilityFeature>& info) {
+      return std::string(info.param.capability);
+    });
+
+// No capability says a matrix type is of workgroup scope: the reflected scope asks for the feature.
+TEST(CapabilityProblem, WorkgroupScopeMatricesNeedTheWorkgroupScopeFeature) {
+  SpirvInterface interface = declaring({"Shader", "CooperativeMatrixKHR"});
+  interface.workgroup_scope_matrices = true;
+  DeviceInfo device = able_device();
+  EXPECT_FALSE(capability_problem(interface, device));
+  device.features.cooperative_matrix_workgroup_scope = false;
+  const auto problem = capability_problem(interface, device);
+  ASSERT_TRUE(problem);
+  EXPECT_THAT(problem->capability, HasSubstr("workgroup scope (cooperativeMatrixWorkgroupScope)"));
+  EXPECT_TRUE(problem->device_lacks);
+  interface.workgroup_scope_matrices = false;
+  EXPECT_FALSE(capability_problem(interface, device)) << "subgroup-scope matrices need no such feature";
+}
+
+TEST(CapabilityProblem, ASpirv16ModuleNeedsAVulkan13Device) {
+  SpirvInterface interface = declaring({"Shader"});
+  interface.version = 0x00010600u;
+  DeviceInfo device = able_device();
+  EXPECT_FALSE(capability_problem(interface, device));
+  device.api_version = VK_API_VERSION_1_2;
+  const auto problem = capability_problem(interface, device);
+  ASSERT_TRUE(problem);
+  EXPECT_THAT(problem->capability, HasSubstr("SPIR-V 1.6 (a Vulkan 1.3 device)"));
+  EXPECT_TRUE(problem->device_lacks);
+  interface.version = 0x00010500u;
+  EXPECT_FALSE(capability_problem(interface, device)) << "SPIR-V 1.5 runs on Vulkan 1.2";
+}
+
+TEST(CapabilityProblem, CapabilitiesTheRuntimeNeverEnablesAreNotTheDevicesFault) {
+  for (const char* never : {"StoragePushConstant16", "4711"}) {
+    const auto problem = capability_problem(declaring({"Shader", never}), able_device());
+    ASSERT_TRUE(problem) << never;
+    EXPECT_EQ(problem->capability, never);
+    EXPECT_FALSE(problem->device_lacks) << never;
+  }
+}
+
+// The compiled kernel against described devices: it runs where the device has what GL_NV_cooperative_matrix2
+// asks of it, and not on one without cooperative matrices (lavapipe) or before Vulkan 1.3.
+TEST(CapabilityProblem, ACooperativeMatrix2KernelRunsOnlyOnADeviceWithItsFeatures) {
+  const std::vector<uint32_t> spirv = test::spirv_of(kWorkgroupTileCopy);
+  DeviceInfo device = able_device();
+  EXPECT_TRUE(runs_on(device, spirv));
+  device.api_version = VK_API_VERSION_1_2;
+  EXPECT_FALSE(runs_on(device, spirv));
+  DeviceInfo without_matrices = able_device();
+  without_matrices.features.cooperative_matrix_khr = false;
+  without_matrices.features.cooperative_matrix_workgroup_scope = false;
+  without_matrices.features.cooperative_matrix_tensor_addressing = false;
+  EXPECT_FALSE(runs_on(without_matrices, spirv));
+  EXPECT_TRUE(runs_on(without_matrices, test::spirv_of(test::kAddOne)));
 }
 
 }  // namespace

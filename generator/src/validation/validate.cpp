@@ -468,12 +468,19 @@ std::optional<std::string> interface_mismatch(const OpSpec& spec, const SpirvInt
   }
   if (auto mismatch = dims_block_mismatch(spec, interface)) return mismatch;
   if (auto problem = capability_problem(interface, device)) {
+    // Tensor cores belong in VARIANTS, which run only where the device has what they declare.
+    const bool tensor_cores = problem->capability.find("CooperativeMatrix") != std::string::npos ||
+                              problem->capability.find("Tensor") != std::string::npos ||
+                              problem->capability.find("SPIR-V 1.6") != std::string::npos;
     if (problem->device_lacks)
       return "declares the SPIR-V capability " + problem->capability + ", which " + device.name +
-             " does not support; do without it (e.g. convert to float or int for arithmetic)";
+             " does not support; do without it" +
+             (tensor_cores ? " here (a VARIANT of the op may use it, for the devices that have it)"
+                           : " (e.g. convert to float or int for arithmetic)");
     return "declares the SPIR-V capability " + problem->capability +
-           ", which kernelgen's runtime does not enable on any device; do without it (KHR cooperative matrices "
-           "and 8/16-bit push constants or uniforms are not part of the kernel contract; GL_NV_cooperative_matrix is)";
+           ", which kernelgen's runtime does not enable on any device; do without it (8/16-bit push constants or "
+           "uniforms are not part of the kernel contract; NV and KHR cooperative matrices and cooperative_matrix2 "
+           "are, where the device has them)";
   }
   const auto& size = interface.local_size;
   if (size[0] == 0 || size[1] == 0 || size[2] == 0)

@@ -38,7 +38,16 @@ struct SpirvBinding {
   uint32_t element_components = 0;
 };
 
+// A cooperative-matrix type (OpTypeCooperativeMatrixKHR) as a module declares it.
+struct SpirvMatrixType {
+  SpirvScalar component;
+  uint32_t rows = 0, columns = 0;
+  uint32_t use = 0;  // 0: A, 1: B, 2: accumulator
+  bool workgroup_scope = false;
+};
+
 struct SpirvInterface {
+  uint32_t version = 0;  // the header's SPIR-V version: 0x00010500 for 1.5, 0x00010600 for 1.6
   bool has_compute_main = false;
   std::array<uint32_t, 3> local_size{0, 0, 0};  // from the LocalSize execution mode
   std::vector<SpirvBinding> bindings;           // sorted by (set, binding)
@@ -46,6 +55,10 @@ struct SpirvInterface {
   bool uses_push_constants = false;
   // The push-constant block's members in declaration order; empty without a push-constant block.
   std::vector<SpirvMember> push_constant_members;
+  // A cooperative-matrix type of workgroup scope (GL_NV_cooperative_matrix2's gl_ScopeWorkgroup), which needs
+  // VkPhysicalDeviceCooperativeMatrix2FeaturesNV::cooperativeMatrixWorkgroupScope: no capability says so.
+  bool workgroup_scope_matrices = false;
+  std::vector<SpirvMatrixType> cooperative_matrices;
   // Bytes of the Workgroup (`shared`) variables, tightly packed: a lower bound on what the device allocates.
   uint64_t workgroup_memory_bytes = 0;
 };
@@ -65,7 +78,7 @@ struct SpirvAccess {
 };
 std::optional<SpirvAccess> access_at(std::span<const uint32_t> words, uint64_t instruction_index);
 
-// Every store, atomic and cooperative-matrix store of a module whose pointer comes from a descriptor binding.
+// Every store, atomic and cooperative-matrix store (tensor-addressed ones included) of a module whose pointer comes from a descriptor binding.
 std::vector<SpirvAccess> writes_of(std::span<const uint32_t> words);
 
 }  // namespace kernelgen

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# On a GPU machine: hand-written variants validated against their op's reference on the GPU alone and timed at
+# BENCH_DIMS (`kernelgen validate --time 31`), each given as <op>=<kernel.comp>, with the driver's pipeline
+# statistics and the SM clock after it. For kernels not yet declared as VARIANTS: new tensor-core paths, before
+# they are checked in. Run from the source tree, with the Vulkan loader installed (the device machine's recipe) and
+# the kit that benchmarks/gpu/pack_kit.sh packed.
+# Usage: benchmarks/gpu/variants_on_gpu.sh <kit.tar.xz> <op>=<kernel.comp> ...
+set -u
+kit_file=${1:?usage: $0 <kit.tar.xz> <op>=<kernel.comp> ...}
+shift
+source "$(dirname "$0")/unpack_kit.sh" "$kit_file"
+export VK_DRIVER_FILES=$nvidia_icd VK_ICD_FILENAMES=$nvidia_icd VK_LAYER_PATH=/nonexistent
+export KERNELGEN_VALIDATION_DEVICES=gpu
+for pair in "$@"; do
+  op=${pair%%=*} kernel=${pair#*=}
+  started=$SECONDS
+  timeout ${VALIDATE_TIMEOUT_S:-240} "$kit/bin/kernelgen" validate --spec "$kit/kernelgen/$op/spec.json" --kernel "$kernel" --time 31 \
+    --json 2>/dev/null |
+    python3 -c "
+import json, sys
+v = json.load(sys.stdin); t = v.get('timing') or {}
+print(sys.argv[1], v['status'], round((t.get('median_ns') or 0) / 1e3, 1), 'us',
+      round((t.get('gflops') or 0) / 1e3, 1), 'TFLOP/s;', ', '.join(p['name'] + ' ' + p['value'] for p in t.get('pipeline', [])),
+      v.get('reason', '')[:400])" "$pair" || echo "$pair: no verdict"
+  echo "  ($((SECONDS - started)) s; $(nvidia-smi --query-gpu=clocks.sm,power.draw --format=csv,noheader))"
+done
