@@ -42,8 +42,6 @@ if(NOT Vulkan_VERSION OR Vulkan_VERSION VERSION_LESS KERNELGEN_VULKAN_HEADERS_MI
   _kernelgen_toolchain_fail("Vulkan headers >= ${KERNELGEN_VULKAN_HEADERS_MIN_VERSION}"
                             "${Vulkan_VERSION} in ${Vulkan_INCLUDE_DIR}")
 endif()
-# Debian's glslang config links Threads::Threads without finding it.
-find_package(Threads REQUIRED)
 find_package(glslang CONFIG QUIET)
 if(NOT glslang_FOUND OR glslang_VERSION VERSION_LESS KERNELGEN_GLSLANG_MIN_VERSION)
   _kernelgen_toolchain_fail("glslang >= ${KERNELGEN_GLSLANG_MIN_VERSION}"

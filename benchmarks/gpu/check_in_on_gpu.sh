@@ -17,12 +17,7 @@ mkdir -p "$out"
 logs=$(mktemp -d)
 touch "$logs/started"
 source "$(dirname "$0")/unpack_kit.sh" "$kit_file"
-export VK_DRIVER_FILES=$nvidia_icd:$kit/icd.d/lvp_icd.json VK_ICD_FILENAMES=$nvidia_icd:$kit/icd.d/lvp_icd.json
-export VK_LAYER_PATH=$kit/explicit_layer.d
-# The specs name the source tree they were configured in; point that path here.
-source_dir=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['generated_dir'].rsplit('/generated/', 1)[0])" \
-  "$(ls "$kit"/kernelgen/*/spec.json | head -1)")
-if [[ $source_dir != "$PWD" ]]; then mkdir -p "$(dirname "$source_dir")" && ln -sfn "$PWD" "$source_dir"; fi
+source "$(dirname "$0")/full_protocol.sh"
 for op in "$@"; do
   if ((SECONDS > ${CHECK_IN_DEADLINE_S:-450})); then echo "LEFT OUT: $op (past the deadline)"; continue; fi
   started=$SECONDS

@@ -479,8 +479,7 @@ std::optional<std::string> interface_mismatch(const OpSpec& spec, const SpirvInt
                            : " (e.g. convert to float or int for arithmetic)");
     return "declares the SPIR-V capability " + problem->capability +
            ", which kernelgen's runtime does not enable on any device; do without it (8/16-bit push constants or "
-           "uniforms are not part of the kernel contract; NV and KHR cooperative matrices and cooperative_matrix2 "
-           "are, where the device has them)";
+           "uniforms are not part of the kernel contract)";
   }
   const auto& size = interface.local_size;
   if (size[0] == 0 || size[1] == 0 || size[2] == 0)
