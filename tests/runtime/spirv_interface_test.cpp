@@ -329,8 +329,8 @@ void main() {
   EXPECT_THAT(interface.capabilities, Contains("CooperativeMatrixTensorAddressingNV"));
 }
 
-TEST(ReflectSpirv, AKhrCooperativeMatrixKernelIsSpirv15OfSubgroupScope) {
-  const SpirvInterface interface = reflect(test::spirv_of(R"(#version 450
+// A 16x16x16 product of f16 matrices into f32 through GL_KHR_cooperative_matrix.
+const std::string kKhrProduct = R"(#version 450
 #extension GL_KHR_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
@@ -347,7 +347,10 @@ void main() {
       coopMatMulAdd(ma, mb, coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator>(0.0));
   coopMatStore(acc, c, 0u, 16u, gl_CooperativeMatrixLayoutRowMajor);
 }
-)"));
+)";
+
+TEST(ReflectSpirv, AKhrCooperativeMatrixKernelIsSpirv15OfSubgroupScope) {
+  const SpirvInterface interface = reflect(test::spirv_of(kKhrProduct));
   EXPECT_EQ(interface.version, 0x00010500u) << "only GL_NV_cooperative_matrix2 needs SPIR-V 1.6";
   EXPECT_FALSE(interface.workgroup_scope_matrices);
   EXPECT_THAT(interface.capabilities, Contains("CooperativeMatrixKHR"));
@@ -563,6 +566,44 @@ TEST(CapabilityProblem, ACooperativeMatrix2KernelRunsOnlyOnADeviceWithItsFeature
   without_matrices.features.cooperative_matrix_tensor_addressing = false;
   EXPECT_FALSE(runs_on(without_matrices, spirv));
   EXPECT_TRUE(runs_on(without_matrices, test::spirv_of(test::kAddOne)));
+}
+
+TEST(ReflectSpirv, ReadsEachCooperativeMatrixTypeItsComponentSizeUseAndScope) {
+  const SpirvInterface product = reflect(test::spirv_of(kKhrProduct));
+  ASSERT_EQ(product.cooperative_matrices.size(), 3u);  // A, B (both f16 16x16) and the f32 accumulator
+  std::vector<uint32_t> uses;
+  for (const SpirvMatrixType& matrix : product.cooperative_matrices) {
+    EXPECT_EQ(matrix.rows, 16u);
+    EXPECT_EQ(matrix.columns, 16u);
+    EXPECT_FALSE(matrix.workgroup_scope);
+    EXPECT_EQ(matrix.component.kind, "float");
+    EXPECT_EQ(matrix.component.width, matrix.use == 2 ? 32u : 16u) << "use " << matrix.use;
+    uses.push_back(matrix.use);
+  }
+  EXPECT_THAT(uses, ::testing::UnorderedElementsAre(0u, 1u, 2u));
+  const SpirvInterface tile = reflect(test::spirv_of(kWorkgroupTileCopy));
+  ASSERT_EQ(tile.cooperative_matrices.size(), 1u);
+  EXPECT_TRUE(tile.cooperative_matrices[0].workgroup_scope);
+  EXPECT_EQ(tile.cooperative_matrices[0].rows, 32u);
+}
+
+// A KHR matrix of subgroup scope must be a shape the device lists; workgroup-scope matrices take any size, and a
+// device that lists none leaves the verdict to the capabilities.
+TEST(CapabilityProblem, AKhrMatrixOfAShapeTheDeviceDoesNotListIsLacking) {
+  const SpirvInterface product = reflect(test::spirv_of(kKhrProduct));
+  DeviceInfo device = able_device();
+  EXPECT_FALSE(capability_problem(product, device)) << "no shapes listed";
+  device.cooperative_matrix_shapes = {{16, 8, 16, "float16", "float16", "float32", "float32"}};
+  const auto problem = capability_problem(product, device);
+  ASSERT_TRUE(problem);
+  EXPECT_TRUE(problem->device_lacks);
+  EXPECT_THAT(problem->capability, HasSubstr("16x16"));
+  EXPECT_THAT(problem->capability, HasSubstr("a shape the device does not list"));
+  device.cooperative_matrix_shapes.push_back({16, 16, 16, "float16", "float16", "float32", "float32"});
+  EXPECT_FALSE(capability_problem(product, device));
+  device.cooperative_matrix_shapes = {{16, 16, 16, "sint8", "sint8", "sint32", "sint32"}};
+  EXPECT_TRUE(capability_problem(product, device)) << "the sizes alone do not make an f16 shape";
+  EXPECT_FALSE(capability_problem(reflect(test::spirv_of(kWorkgroupTileCopy)), device));
 }
 
 }  // namespace
