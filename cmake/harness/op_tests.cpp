@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <kernelgen/capabilities.hpp>
 #include <kernelgen/compile.hpp>
 #include <kernelgen/files.hpp>
@@ -129,6 +131,20 @@ void variants_run_what_their_checked_in_sources_compile_to(const OpUnderTest& op
   for (const Variant& variant : op.variants)
     expect_compiles_to(op.generated_dir + "/variants/" + variant.name + "/kernel.comp", variant.spirv,
                        std::string("the variant built into kernelgen::") + op.name);
+}
+
+void the_wrapper_runs_the_first_variant_this_device_runs(const OpUnderTest& op) {
+  if (op.variants.empty()) GTEST_SKIP() << "op " << op.name << " declares no VARIANTS";
+  if (std::getenv("KERNELGEN_VARIANT")) GTEST_SKIP() << "KERNELGEN_VARIANT picks the kernel";
+  Device device(validation_device_options());
+  std::string expected;
+  for (const Variant& variant : op.variants)
+    if (expected.empty() && runs_on(device.info(), variant.spirv)) expected = variant.name;
+  EXPECT_EQ(op.open(device)->variant(), expected)
+      << "on " << device.info().name << ", which runs " << (expected.empty() ? "none" : expected) << " first";
+  if (expected.empty())
+    std::printf("kernelgen: op %s: %s runs none of its variants, so the wrapper runs the op's own kernel\n", op.name,
+                device.info().name.c_str());
 }
 
 void every_variant_this_device_can_run_passes_validation(const OpUnderTest& op) {
