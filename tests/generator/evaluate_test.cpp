@@ -383,6 +383,15 @@ std::string lacks(const std::string& capability, const DeviceInfo& device) {
   return "declares the SPIR-V capability " + capability + ", which " + device.name + " does not support";
 }
 
+// What a kernel loading and storing through GL_NV_cooperative_matrix2's tensor layouts declares, each with whether
+// the device has its feature.
+std::vector<std::pair<std::string, bool>> tensor_addressing_capabilities(const DeviceFeatures& has) {
+  return {{"VulkanMemoryModel", has.vulkan_memory_model},
+          {"CooperativeMatrixKHR", has.cooperative_matrix_khr},
+          {"CooperativeMatrixTensorAddressingNV", has.cooperative_matrix_tensor_addressing},
+          {"TensorAddressingNV", has.cooperative_matrix_tensor_addressing}};
+}
+
 // A kernel of `features` (capability, whether the device has it) passes where the device has them all, and is
 // otherwise rejected naming one it lacks.
 void expect_passed_or_rejected_naming_what_lacks(const Verdict& verdict, const DeviceInfo& device,
@@ -419,12 +428,7 @@ TEST_F(Evaluate, ACooperativeMatrix2KernelPassesSpirvValAndRunsOnlyWhereTheDevic
                 HasSubstr(lacks("CooperativeMatrixKHR of workgroup scope (cooperativeMatrixWorkgroupScope)",
                                 device)));
   } else {
-    expect_passed_or_rejected_naming_what_lacks(
-        verdict, device,
-        {{"VulkanMemoryModel", has.vulkan_memory_model},
-         {"CooperativeMatrixKHR", has.cooperative_matrix_khr},
-         {"CooperativeMatrixTensorAddressingNV", has.cooperative_matrix_tensor_addressing},
-         {"TensorAddressingNV", has.cooperative_matrix_tensor_addressing}});
+    expect_passed_or_rejected_naming_what_lacks(verdict, device, tensor_addressing_capabilities(has));
   }
 }
 
@@ -439,12 +443,7 @@ TEST_F(Evaluate, ACooperativeMatrix2KernelOfSubgroupMatricesIsRejectedNamingACap
   EXPECT_EQ(spirv_validation_error(binary.spirv), std::nullopt);
   EXPECT_THAT(verdict.reason, Not(HasSubstr("workgroup scope")));
   const DeviceFeatures& has = device.features;
-  expect_passed_or_rejected_naming_what_lacks(
-      verdict, device,
-      {{"VulkanMemoryModel", has.vulkan_memory_model},
-       {"CooperativeMatrixKHR", has.cooperative_matrix_khr},
-       {"CooperativeMatrixTensorAddressingNV", has.cooperative_matrix_tensor_addressing},
-       {"TensorAddressingNV", has.cooperative_matrix_tensor_addressing}});
+  expect_passed_or_rejected_naming_what_lacks(verdict, device, tensor_addressing_capabilities(has));
 }
 
 // GL_KHR_cooperative_matrix: SPIR-V 1.5, validated for Vulkan 1.2, and run where the device has
