@@ -62,6 +62,5 @@ if(NOT SPIRV-Tools_FOUND OR _kernelgen_spirv_tools_version VERSION_LESS KERNELGE
   _kernelgen_toolchain_fail("SPIRV-Tools >= ${KERNELGEN_SPIRV_TOOLS_MIN_VERSION}"
                             "'${_kernelgen_spirv_tools_version}' (${SPIRV-Tools_DIR})")
 endif()
-set(KERNELGEN_SPIRV_TOOLS_VERSION "${_kernelgen_spirv_tools_version}")
 unset(_kernelgen_spirv_tools_pc)
 unset(_kernelgen_spirv_tools_version)

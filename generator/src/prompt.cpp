@@ -112,41 +112,13 @@ std::string tolerance_text(const OpSpec& spec) {
 // use, and those the device has that this glslang cannot compile or the runtime does not enable. Nothing on a
 // device without any. Part of {{device}}, filled in at run time: the templates' own text is part of every spec
 // hash (prompt_template_version), so a line there would make every checked-in kernel stale when it changed.
-// What a model needs to know to write a correct and fast kernel with each extension, beyond its GLSL
-// specification (docs/kernel-contract.md, "Variants", has a cooperative_matrix2 GEMM's skeleton).
-const char* tensor_core_rules(const std::string& glsl) {
-  if (glsl == "GL_NV_cooperative_matrix")
-    return "fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> and its kin, one subgroup each; f16 products of 16x8x16, "
-           "16x16x16 and 16x8x8 into f32 accumulators; coopMatLoadNV counts offset and stride in the buffer's "
-           "element type";
-  if (glsl == "GL_KHR_cooperative_matrix")
-    return "coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA> (and gl_MatrixUseB, and float "
-           "gl_MatrixUseAccumulator): 16x16x16 f16 products into f32 are the shape every vendor lists; "
-           "coopMatLoad(m, buffer, offset, stride, gl_CooperativeMatrixLayoutRowMajor) counts offset and stride in "
-           "the buffer's element type; a subgroup is not 32 wide everywhere (64 on AMD, 8 to 32 on Intel): divide "
-           "the work by gl_NumSubgroups and gl_SubgroupID";
-  if (glsl == "GL_NV_cooperative_matrix2")
-    return "needs GL_KHR_cooperative_matrix too; coopmat<float16_t, gl_ScopeWorkgroup, 128, 32, gl_MatrixUseA> "
-           "and kin are shared by the whole workgroup (128 or 256 invocations); coopMatLoadTensorNV and "
-           "coopMatStoreTensorNV read and write the bindings straight through tensorLayoutNV<2> "
-           "(setTensorLayoutDimensionNV(l, rows, cols), sliceTensorLayoutNV(l, row0, rows, col0, cols)); layouts of "
-           "gl_CooperativeMatrixClampModeConstantNV read 0 past a tensor's edge and drop stores outside it, so "
-           "ragged tiles need no guards; on tiles wholly inside, an unclamped layout given "
-           "setTensorLayoutStrideNV(l, stride & ~7u, 1) where stride % 8 == 0 tells the compiler every row is "
-           "16-byte aligned, without which loads are narrow and several times slower; createTensorViewNV(2, false, "
-           "1, 0) loads the transpose (w^T from [out, in] weights); epilogues through "
-           "coopMatPerElementNV(result, m, f, args...) with f(uint row, uint col, float element, args...), or "
-           "element i < m.length() of matrices of one type; row reductions through coopMatReduceNV";
-  return nullptr;
-}
-
 std::string tensor_core_text(const DeviceInfo& device) {
   std::string usable, unusable, rules;
   for (const TensorExtension& extension : tensor_extensions(device)) {
     if (!extension.device_has) continue;
     if (extension.compiles_here && extension.runtime_enables) {
       usable += (usable.empty() ? "" : ", ") + extension.glsl + " (" + extension.vulkan + ")";
-      if (const char* rule = tensor_core_rules(extension.glsl)) rules += "  - " + extension.glsl + ": " + rule + "\n";
+      if (!extension.rules.empty()) rules += "  - " + extension.glsl + ": " + extension.rules + "\n";
     } else {
       unusable += (unusable.empty() ? "" : ", ") + extension.glsl + " (" + extension.vulkan + ": " +
                   (extension.compiles_here ? "not enabled by kernelgen's runtime" : "this glslang does not compile it") +

@@ -78,7 +78,7 @@ std::optional<CapabilityProblem> capability_problem(const SpirvInterface& interf
     return CapabilityProblem{"SPIR-V 1.6 (a Vulkan 1.3 device)", true};
   if (const auto shape = unlisted_matrix_shape(interface, device)) return CapabilityProblem{*shape, true};
   // Workgroup-scope matrices are a type's scope, not a capability.
-  if (interface.workgroup_scope_matrices && !f.cooperative_matrix_workgroup_scope)
+  if (has_workgroup_scope_matrices(interface) && !f.cooperative_matrix_workgroup_scope)
     return CapabilityProblem{"CooperativeMatrixKHR of workgroup scope (cooperativeMatrixWorkgroupScope)", true};
   for (const std::string& capability : interface.capabilities) {
     const auto* found = std::find_if(std::begin(allowed), std::end(allowed),

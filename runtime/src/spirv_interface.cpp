@@ -195,6 +195,11 @@ bool fail(std::string* error, std::string message) {
 
 }  // namespace
 
+bool has_workgroup_scope_matrices(const SpirvInterface& interface) {
+  return std::any_of(interface.cooperative_matrices.begin(), interface.cooperative_matrices.end(),
+                     [](const SpirvMatrixType& matrix) { return matrix.workgroup_scope; });
+}
+
 std::optional<SpirvInterface> reflect_spirv(std::span<const uint32_t> words, std::string* error) {
   if (words.size() < 5) return fail(error, "shorter than the 5-word SPIR-V header"), std::nullopt;
   if (words[0] != kMagic) return fail(error, "wrong magic number (not SPIR-V)"), std::nullopt;
@@ -296,10 +301,9 @@ std::optional<SpirvInterface> reflect_spirv(std::span<const uint32_t> words, std
   interface.has_compute_main = main_id != 0;
   for (const MatrixType& matrix : matrices) {
     const auto value = [&](uint32_t id) { return static_cast<uint32_t>(types.constant_value(id).value_or(0)); };
-    const bool workgroup = types.constant_value(matrix.scope) == kScopeWorkgroup;
-    interface.workgroup_scope_matrices = interface.workgroup_scope_matrices || workgroup;
-    interface.cooperative_matrices.push_back(
-        {types.scalar(matrix.component), value(matrix.rows), value(matrix.columns), value(matrix.use), workgroup});
+    interface.cooperative_matrices.push_back({types.scalar(matrix.component), value(matrix.rows),
+                                              value(matrix.columns), value(matrix.use),
+                                              types.constant_value(matrix.scope) == kScopeWorkgroup});
   }
   for (const auto& [entry, size] : local_sizes)
     if (entry == main_id) interface.local_size = size;

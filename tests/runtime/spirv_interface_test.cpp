@@ -254,7 +254,7 @@ void main() {
 TEST(ReflectSpirv, ACooperativeMatrix2KernelIsSpirv16WithWorkgroupScopeMatrices) {
   const SpirvInterface interface = reflect(test::spirv_of(kWorkgroupTileCopy));
   EXPECT_EQ(interface.version, 0x00010600u) << "GL_NV_cooperative_matrix2 is compiled for Vulkan 1.3";
-  EXPECT_TRUE(interface.workgroup_scope_matrices);
+  EXPECT_TRUE(has_workgroup_scope_matrices(interface));
   EXPECT_THAT(
       interface.capabilities,
       IsSupersetOf({"CooperativeMatrixKHR", "CooperativeMatrixTensorAddressingNV", "TensorAddressingNV"}));
@@ -325,7 +325,7 @@ void main() {
 }
 )"));
   EXPECT_EQ(interface.version, 0x00010600u);
-  EXPECT_FALSE(interface.workgroup_scope_matrices);
+  EXPECT_FALSE(has_workgroup_scope_matrices(interface));
   EXPECT_THAT(interface.capabilities, Contains("CooperativeMatrixTensorAddressingNV"));
 }
 
@@ -352,7 +352,7 @@ void main() {
 TEST(ReflectSpirv, AKhrCooperativeMatrixKernelIsSpirv15OfSubgroupScope) {
   const SpirvInterface interface = reflect(test::spirv_of(kKhrProduct));
   EXPECT_EQ(interface.version, 0x00010500u) << "only GL_NV_cooperative_matrix2 needs SPIR-V 1.6";
-  EXPECT_FALSE(interface.workgroup_scope_matrices);
+  EXPECT_FALSE(has_workgroup_scope_matrices(interface));
   EXPECT_THAT(interface.capabilities, Contains("CooperativeMatrixKHR"));
   EXPECT_THAT(interface.capabilities, Not(Contains("CooperativeMatrixTensorAddressingNV")));
 }
@@ -360,7 +360,7 @@ TEST(ReflectSpirv, AKhrCooperativeMatrixKernelIsSpirv15OfSubgroupScope) {
 TEST(ReflectSpirv, AKernelWithoutMatricesIsSpirv15WithoutWorkgroupScopeMatrices) {
   const SpirvInterface interface = reflect(test::spirv_of(test::kAddOne));
   EXPECT_EQ(interface.version, 0x00010500u);
-  EXPECT_FALSE(interface.workgroup_scope_matrices);
+  EXPECT_FALSE(has_workgroup_scope_matrices(interface));
 }
 
 TEST(ReflectSpirv, AnEntryPointNotNamedMainIsNoComputeMain) {
@@ -517,7 +517,8 @@ INSTANTIATE_TEST_SUITE_P(
 // No capability says a matrix type is of workgroup scope: the reflected scope asks for the feature.
 TEST(CapabilityProblem, WorkgroupScopeMatricesNeedTheWorkgroupScopeFeature) {
   SpirvInterface interface = declaring({"Shader", "CooperativeMatrixKHR"});
-  interface.workgroup_scope_matrices = true;
+  // A 32x32 f32 accumulator of workgroup scope.
+  interface.cooperative_matrices = {{{"float", 32}, 32, 32, 2, true}};
   DeviceInfo device = able_device();
   EXPECT_FALSE(capability_problem(interface, device));
   device.features.cooperative_matrix_workgroup_scope = false;
@@ -525,7 +526,7 @@ TEST(CapabilityProblem, WorkgroupScopeMatricesNeedTheWorkgroupScopeFeature) {
   ASSERT_TRUE(problem);
   EXPECT_THAT(problem->capability, HasSubstr("workgroup scope (cooperativeMatrixWorkgroupScope)"));
   EXPECT_TRUE(problem->device_lacks);
-  interface.workgroup_scope_matrices = false;
+  interface.cooperative_matrices[0].workgroup_scope = false;
   EXPECT_FALSE(capability_problem(interface, device)) << "subgroup-scope matrices need no such feature";
 }
 

@@ -8,10 +8,15 @@
 
 namespace kernelgen {
 
+namespace {
+
+// The Vulkan version a module was compiled for (compile_glsl): 1.3 for SPIR-V 1.6, else 1.2.
+bool for_vulkan_1_3(std::span<const uint32_t> words) { return words.size() > 1 && words[1] >= 0x00010600u; }
+
+}  // namespace
+
 std::optional<std::string> spirv_validation_error(std::span<const uint32_t> words) {
-  // Checked for the Vulkan version it was compiled for (compile_glsl): 1.3 for SPIR-V 1.6, else 1.2.
-  const bool spirv_1_6 = words.size() > 1 && words[1] >= 0x00010600u;
-  spvtools::SpirvTools tools(spirv_1_6 ? SPV_ENV_VULKAN_1_3 : SPV_ENV_VULKAN_1_2);
+  spvtools::SpirvTools tools(for_vulkan_1_3(words) ? SPV_ENV_VULKAN_1_3 : SPV_ENV_VULKAN_1_2);
   std::string messages;
   tools.SetMessageConsumer([&](spv_message_level_t, const char*, const spv_position_t& position, const char* text) {
     messages += "spirv-val: word " + std::to_string(position.index) + ": " + text + "\n";
@@ -38,8 +43,7 @@ std::variant<KernelBinary, Verdict> compile_candidate(const OpSpec& spec, const 
   }
   if (auto invalid = spirv_validation_error(compiled.spirv)) {
     verdict.status = Status::COMPILE_ERROR;
-    const bool spirv_1_6 = compiled.spirv.size() > 1 && compiled.spirv[1] >= 0x00010600u;
-    verdict.reason = std::string("the SPIR-V is invalid for Vulkan ") + (spirv_1_6 ? "1.3" : "1.2");
+    verdict.reason = std::string("the SPIR-V is invalid for Vulkan ") + (for_vulkan_1_3(compiled.spirv) ? "1.3" : "1.2");
     verdict.log = *invalid;
     return verdict;
   }

@@ -55,13 +55,15 @@ struct SpirvInterface {
   bool uses_push_constants = false;
   // The push-constant block's members in declaration order; empty without a push-constant block.
   std::vector<SpirvMember> push_constant_members;
-  // A cooperative-matrix type of workgroup scope (GL_NV_cooperative_matrix2's gl_ScopeWorkgroup), which needs
-  // VkPhysicalDeviceCooperativeMatrix2FeaturesNV::cooperativeMatrixWorkgroupScope: no capability says so.
-  bool workgroup_scope_matrices = false;
   std::vector<SpirvMatrixType> cooperative_matrices;
   // Bytes of the Workgroup (`shared`) variables, tightly packed: a lower bound on what the device allocates.
   uint64_t workgroup_memory_bytes = 0;
 };
+
+// Whether the module declares a cooperative-matrix type of workgroup scope (GL_NV_cooperative_matrix2's
+// gl_ScopeWorkgroup), which needs VkPhysicalDeviceCooperativeMatrix2FeaturesNV::cooperativeMatrixWorkgroupScope: no
+// capability says so.
+bool has_workgroup_scope_matrices(const SpirvInterface& interface);
 
 // Parses the module header and the annotations it needs. Returns nullopt and fills error for words that
 // are not a SPIR-V module.
