@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <string>
 #include <kernelgen/capabilities.hpp>
 #include <kernelgen/compile.hpp>
 #include <kernelgen/files.hpp>
@@ -17,6 +16,7 @@
 #include <kernelgen/validation/validate.hpp>
 #include <kernelgen/validation/validation_devices.hpp>
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace kernelgen::harness {
 
@@ -143,8 +143,8 @@ void the_wrapper_runs_the_first_variant_this_device_runs(const OpUnderTest& op) 
   EXPECT_EQ(op.open(device)->variant(), expected)
       << "on " << device.info().name << ", which runs " << (expected.empty() ? "none" : expected) << " first";
   if (expected.empty())
-    std::printf("kernelgen: op %s: %s runs none of its variants, so the wrapper runs the op's own kernel\n", op.name,
-                device.info().name.c_str());
+    std::printf("kernelgen: op %s: %s runs none of its variants, so the wrapper runs the op's own kernel\n",
+                op.name, device.info().name.c_str());
 }
 
 void every_variant_this_device_can_run_passes_validation(const OpUnderTest& op) {

@@ -345,11 +345,11 @@ int search_and_check_in(const BuildStepOptions& options, const OpSpec& spec, con
     if (!replaces) {
       kernel = *incumbent;
       record_chosen_among(spec, outcome, device, *kernel);
-      // Kept as it was chosen, validated again here as this glslang compiles it (KERNELGEN_ALLOW_OTHER_GLSLANG=1
-      // over an older toolchain's kernel.spv): that SPIR-V is checked in.
+      // Kept as it was chosen, validated again here as this glslang compiles it
+      // (KERNELGEN_ALLOW_OTHER_GLSLANG=1 over an older toolchain's kernel.spv): that SPIR-V is checked in.
       if (check_in_recompiled(spec.generated_dir, *kernel))
-        std::fprintf(stderr, "kernelgen: op '%s': kept, with kernel.spv recompiled by %s\n", spec.name.c_str(),
-                     compiler_version().c_str());
+        std::fprintf(stderr, "kernelgen: op '%s': kept, with kernel.spv recompiled by %s\n",
+                     spec.name.c_str(), compiler_version().c_str());
       return 0;
     }
   }
@@ -390,7 +390,8 @@ int build_variant(const BuildStepOptions& options, const OpSpec& spec, const Var
   const bool current = check.state == StoreCheck::State::current;
   const bool changed = current && content_hash(source) != check.kernel->manifest.source_hash;
   if (current && !changed && !options.regenerate) {
-    if (!check.warning.empty()) std::fprintf(stderr, "kernelgen: %s: warning: %s\n", what.c_str(), check.warning.c_str());
+    if (!check.warning.empty())
+      std::fprintf(stderr, "kernelgen: %s: warning: %s\n", what.c_str(), check.warning.c_str());
     checked_in = std::move(check.kernel);
     return 0;
   }
@@ -431,8 +432,8 @@ int build_variant(const BuildStepOptions& options, const OpSpec& spec, const Var
     return 1;
   }
   if (current && !changed) {
-    // The same kernel, validated again: a new timing is no reason to rewrite its manifest, but an older glslang's
-    // kernel.spv (KERNELGEN_ALLOW_OTHER_GLSLANG=1) gives way to what was validated.
+    // The same kernel, validated again: a new timing is no reason to rewrite its manifest, but an older
+    // glslang's kernel.spv (KERNELGEN_ALLOW_OTHER_GLSLANG=1) gives way to what was validated.
     checked_in = std::move(check.kernel);
     const bool recompiled = check_in_recompiled(at.generated_dir, *checked_in);
     std::fprintf(stderr, "kernelgen: %s: passed again; %s\n", what.c_str(),

@@ -19,8 +19,8 @@ void initialise_glslang() {
   std::call_once(once, [] { glslang::InitializeProcess(); });
 }
 
-// GL_NV_cooperative_matrix2 exists for SPIR-V 1.6 alone (glslang refuses it for 1.5): a kernel that enables it is
-// compiled for Vulkan 1.3, every other for Vulkan 1.2, so that it runs on 1.2 devices too.
+// GL_NV_cooperative_matrix2 exists for SPIR-V 1.6 alone (glslang refuses it for 1.5): a kernel that enables
+// it is compiled for Vulkan 1.3, every other for Vulkan 1.2, so that it runs on 1.2 devices too.
 bool needs_vulkan_1_3(const std::string& source) {
   static const std::regex enables(R"((^|\n)[ \t]*#[ \t]*extension[ \t]+GL_NV_cooperative_matrix2\b)");
   return std::regex_search(source, enables);
@@ -37,8 +37,10 @@ Compilation compile_glsl(const std::string& source) {
   shader.setStringsWithLengthsAndNames(&text, nullptr, &name, 1);
   shader.setEnvInput(glslang::EShSourceGlsl, EShLangCompute, glslang::EShClientVulkan, 100);
   const bool vulkan_1_3 = needs_vulkan_1_3(source);
-  shader.setEnvClient(glslang::EShClientVulkan, vulkan_1_3 ? glslang::EShTargetVulkan_1_3 : glslang::EShTargetVulkan_1_2);
-  shader.setEnvTarget(glslang::EShTargetSpv, vulkan_1_3 ? glslang::EShTargetSpv_1_6 : glslang::EShTargetSpv_1_5);
+  shader.setEnvClient(glslang::EShClientVulkan,
+                      vulkan_1_3 ? glslang::EShTargetVulkan_1_3 : glslang::EShTargetVulkan_1_2);
+  shader.setEnvTarget(glslang::EShTargetSpv,
+                      vulkan_1_3 ? glslang::EShTargetSpv_1_6 : glslang::EShTargetSpv_1_5);
   shader.setEntryPoint("main");
   const auto messages = static_cast<EShMessages>(EShMsgSpvRules | EShMsgVulkanRules);
   const TBuiltInResource* limits = GetDefaultResources();

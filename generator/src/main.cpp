@@ -294,7 +294,8 @@ Examples:
     if (*devices) {
       const std::filesystem::path peaks = std::filesystem::path(log_dir) / "device_peaks.json";
       const nlohmann::json summary = kernelgen::devices_summary(kernelgen::Device::list(), peaks);
-      return json_output ? print_json(summary) : print_text(toolchain_text() + "\n" + kernelgen::devices_text(summary, peaks));
+      return json_output ? print_json(summary)
+                         : print_text(toolchain_text() + "\n" + kernelgen::devices_text(summary, peaks));
     }
   } catch (const std::exception& error) {
     std::fprintf(stderr, "kernelgen: %s\n", error.what());

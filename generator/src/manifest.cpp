@@ -352,9 +352,10 @@ bool check_in_recompiled(const std::filesystem::path& directory, GeneratedKernel
   const std::filesystem::path manifest_file = directory / "manifest.json";
   json text = json::parse(read_file(manifest_file));
   if (!text.contains("kernel") || !text["kernel"].is_object())
-    throw std::runtime_error(manifest_file.string() + " has no kernel object to record the recompiled SPIR-V in");
-  // kernel.spv first: until the manifest names its hash, a crash between the two leaves a kernel that fails its
-  // hash check, which a regeneration replaces.
+    throw std::runtime_error(manifest_file.string() +
+                             " has no kernel object to record the recompiled SPIR-V in");
+  // kernel.spv first: until the manifest names its hash, a crash between the two leaves a kernel that fails
+  // its hash check, which a regeneration replaces.
   write_file_atomic(directory / "kernel.spv",
                     std::string(reinterpret_cast<const char*>(kernel.spirv.data()), kernel.spirv.size() * 4));
   text["kernel"]["compiler"] = compiler_version();

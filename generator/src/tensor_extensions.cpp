@@ -28,7 +28,8 @@ const Known kKnown[] = {
     {"VK_NV_cooperative_matrix", "GL_NV_cooperative_matrix",
      "#extension GL_NV_cooperative_matrix : require\n"
      "layout(local_size_x = 32) in;\n"
-     "void main() { fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> m = fcoopmatNV<16, gl_ScopeSubgroup, 16, 8>(0.0); }\n",
+     "void main() { fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> m = fcoopmatNV<16, gl_ScopeSubgroup, 16, "
+     "8>(0.0); }\n",
      "fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> and its kin, one subgroup each; f16 products of 16x8x16, "
      "16x16x16 and 16x8x8 into f32 accumulators; coopMatLoadNV counts offset and stride in the buffer's "
      "element type"},
@@ -52,7 +53,8 @@ const Known kKnown[] = {
      "needs GL_KHR_cooperative_matrix too; coopmat<float16_t, gl_ScopeWorkgroup, 128, 32, gl_MatrixUseA> "
      "and kin are shared by the whole workgroup (128 or 256 invocations); coopMatLoadTensorNV and "
      "coopMatStoreTensorNV read and write the bindings straight through tensorLayoutNV<2> "
-     "(setTensorLayoutDimensionNV(l, rows, cols), sliceTensorLayoutNV(l, row0, rows, col0, cols)); layouts of "
+     "(setTensorLayoutDimensionNV(l, rows, cols), sliceTensorLayoutNV(l, row0, rows, col0, cols)); layouts "
+     "of "
      "gl_CooperativeMatrixClampModeConstantNV read 0 past a tensor's edge and drop stores outside it, so "
      "ragged tiles need no guards; on tiles wholly inside, an unclamped layout given "
      "setTensorLayoutStrideNV(l, stride & ~7u, 1) where stride % 8 == 0 tells the compiler every row is "
@@ -89,16 +91,18 @@ bool glsl_extension_compiles(const std::string& glsl_extension) {
 std::vector<TensorExtension> tensor_extensions(const DeviceInfo& device) {
   std::vector<TensorExtension> extensions;
   for (const Known& known : kKnown) {
-    TensorExtension extension{known.vulkan, known.glsl, has_extension(device, known.vulkan),
-                              glsl_extension_compiles(known.glsl), false, known.rules};
+    TensorExtension extension{
+        known.vulkan, known.glsl, has_extension(device, known.vulkan), glsl_extension_compiles(known.glsl),
+        false,        known.rules};
     // The runtime enables these extensions' features where the device has them (kernelgen/device.hpp); a
     // cooperative_matrix2 kernel needs at least its tensor-addressed loads and workgroup-scope matrices.
     const DeviceFeatures& has = device.features;
     if (extension.vulkan == "VK_NV_cooperative_matrix") extension.runtime_enables = has.cooperative_matrix_nv;
-    if (extension.vulkan == "VK_KHR_cooperative_matrix") extension.runtime_enables = has.cooperative_matrix_khr;
+    if (extension.vulkan == "VK_KHR_cooperative_matrix")
+      extension.runtime_enables = has.cooperative_matrix_khr;
     if (extension.vulkan == "VK_NV_cooperative_matrix2")
-      extension.runtime_enables =
-          has.cooperative_matrix_khr && has.cooperative_matrix_tensor_addressing && has.cooperative_matrix_workgroup_scope;
+      extension.runtime_enables = has.cooperative_matrix_khr && has.cooperative_matrix_tensor_addressing &&
+                                  has.cooperative_matrix_workgroup_scope;
     extensions.push_back(extension);
   }
   return extensions;

@@ -24,18 +24,20 @@ std::optional<std::string> unlisted_matrix_shape(const SpirvInterface& interface
   for (const SpirvMatrixType& matrix : interface.cooperative_matrices) {
     if (matrix.workgroup_scope) continue;
     const std::string component = component_name(matrix.component);
-    const bool listed = std::any_of(
-        device.cooperative_matrix_shapes.begin(), device.cooperative_matrix_shapes.end(),
-        [&](const CooperativeMatrixShape& shape) {
-          if (matrix.use == 0) return matrix.rows == shape.m && matrix.columns == shape.k && component == shape.a;
-          if (matrix.use == 1) return matrix.rows == shape.k && matrix.columns == shape.n && component == shape.b;
-          return matrix.rows == shape.m && matrix.columns == shape.n &&
-                 (component == shape.c || component == shape.result);
-        });
+    const bool listed =
+        std::any_of(device.cooperative_matrix_shapes.begin(), device.cooperative_matrix_shapes.end(),
+                    [&](const CooperativeMatrixShape& shape) {
+                      if (matrix.use == 0)
+                        return matrix.rows == shape.m && matrix.columns == shape.k && component == shape.a;
+                      if (matrix.use == 1)
+                        return matrix.rows == shape.k && matrix.columns == shape.n && component == shape.b;
+                      return matrix.rows == shape.m && matrix.columns == shape.n &&
+                             (component == shape.c || component == shape.result);
+                    });
     if (!listed) {
       const char* use = matrix.use == 0 ? "A" : matrix.use == 1 ? "B" : "accumulator";
-      return std::string("CooperativeMatrixKHR with ") + use + " matrices of " + std::to_string(matrix.rows) + "x" +
-             std::to_string(matrix.columns) + " " + component + " (a shape the device does not list)";
+      return std::string("CooperativeMatrixKHR with ") + use + " matrices of " + std::to_string(matrix.rows) +
+             "x" + std::to_string(matrix.columns) + " " + component + " (a shape the device does not list)";
     }
   }
   return std::nullopt;
@@ -79,7 +81,8 @@ std::optional<CapabilityProblem> capability_problem(const SpirvInterface& interf
   if (const auto shape = unlisted_matrix_shape(interface, device)) return CapabilityProblem{*shape, true};
   // Workgroup-scope matrices are a type's scope, not a capability.
   if (has_workgroup_scope_matrices(interface) && !f.cooperative_matrix_workgroup_scope)
-    return CapabilityProblem{"CooperativeMatrixKHR of workgroup scope (cooperativeMatrixWorkgroupScope)", true};
+    return CapabilityProblem{"CooperativeMatrixKHR of workgroup scope (cooperativeMatrixWorkgroupScope)",
+                             true};
   for (const std::string& capability : interface.capabilities) {
     const auto* found = std::find_if(std::begin(allowed), std::end(allowed),
                                      [&](const auto& entry) { return capability == entry.first; });

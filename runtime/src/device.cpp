@@ -187,7 +187,8 @@ struct FeatureChain {
           cooperative_matrix_flexible_dimensions = &cooperative_matrix2.cooperativeMatrixFlexibleDimensions;
           cooperative_matrix_reductions = &cooperative_matrix2.cooperativeMatrixReductions;
           cooperative_matrix_conversions = &cooperative_matrix2.cooperativeMatrixConversions;
-          cooperative_matrix_per_element_operations = &cooperative_matrix2.cooperativeMatrixPerElementOperations;
+          cooperative_matrix_per_element_operations =
+              &cooperative_matrix2.cooperativeMatrixPerElementOperations;
           cooperative_matrix_tensor_addressing = &cooperative_matrix2.cooperativeMatrixTensorAddressing;
           cooperative_matrix_block_loads = &cooperative_matrix2.cooperativeMatrixBlockLoads;
         }
@@ -219,10 +220,14 @@ struct FeatureChain {
 
   // Every feature flag above, for copying the supported ones from one chain into another.
   static constexpr VkBool32* FeatureChain::*kFlags[] = {
-      &FeatureChain::storage_buffer_16bit, &FeatureChain::uniform_and_storage_buffer_16bit,
-      &FeatureChain::storage_buffer_8bit,  &FeatureChain::uniform_and_storage_buffer_8bit,
-      &FeatureChain::shader_float16,       &FeatureChain::shader_int8,
-      &FeatureChain::vulkan_memory_model,  &FeatureChain::cooperative_matrix_nv,
+      &FeatureChain::storage_buffer_16bit,
+      &FeatureChain::uniform_and_storage_buffer_16bit,
+      &FeatureChain::storage_buffer_8bit,
+      &FeatureChain::uniform_and_storage_buffer_8bit,
+      &FeatureChain::shader_float16,
+      &FeatureChain::shader_int8,
+      &FeatureChain::vulkan_memory_model,
+      &FeatureChain::cooperative_matrix_nv,
       &FeatureChain::cooperative_matrix_khr_flag,
       &FeatureChain::cooperative_matrix_robust_buffer_access,
       &FeatureChain::cooperative_matrix_workgroup_scope,
@@ -278,18 +283,30 @@ DeviceFeatures query_features(VkPhysicalDevice physical, const DeviceInfo& info)
 
 const char* component_name(VkComponentTypeKHR type) {
   switch (type) {
-    case VK_COMPONENT_TYPE_FLOAT16_KHR: return "float16";
-    case VK_COMPONENT_TYPE_FLOAT32_KHR: return "float32";
-    case VK_COMPONENT_TYPE_FLOAT64_KHR: return "float64";
-    case VK_COMPONENT_TYPE_SINT8_KHR: return "sint8";
-    case VK_COMPONENT_TYPE_SINT16_KHR: return "sint16";
-    case VK_COMPONENT_TYPE_SINT32_KHR: return "sint32";
-    case VK_COMPONENT_TYPE_SINT64_KHR: return "sint64";
-    case VK_COMPONENT_TYPE_UINT8_KHR: return "uint8";
-    case VK_COMPONENT_TYPE_UINT16_KHR: return "uint16";
-    case VK_COMPONENT_TYPE_UINT32_KHR: return "uint32";
-    case VK_COMPONENT_TYPE_UINT64_KHR: return "uint64";
-    default: return "other";
+    case VK_COMPONENT_TYPE_FLOAT16_KHR:
+      return "float16";
+    case VK_COMPONENT_TYPE_FLOAT32_KHR:
+      return "float32";
+    case VK_COMPONENT_TYPE_FLOAT64_KHR:
+      return "float64";
+    case VK_COMPONENT_TYPE_SINT8_KHR:
+      return "sint8";
+    case VK_COMPONENT_TYPE_SINT16_KHR:
+      return "sint16";
+    case VK_COMPONENT_TYPE_SINT32_KHR:
+      return "sint32";
+    case VK_COMPONENT_TYPE_SINT64_KHR:
+      return "sint64";
+    case VK_COMPONENT_TYPE_UINT8_KHR:
+      return "uint8";
+    case VK_COMPONENT_TYPE_UINT16_KHR:
+      return "uint16";
+    case VK_COMPONENT_TYPE_UINT32_KHR:
+      return "uint32";
+    case VK_COMPONENT_TYPE_UINT64_KHR:
+      return "uint64";
+    default:
+      return "other";
   }
 }
 
@@ -302,12 +319,14 @@ std::vector<CooperativeMatrixShape> cooperative_matrix_shapes(VkInstance instanc
   if (!list || !has_extension(info, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME)) return shapes;
   uint32_t count = 0;
   if (list(physical, &count, nullptr) != VK_SUCCESS) return shapes;
-  std::vector<VkCooperativeMatrixPropertiesKHR> properties(count, {VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR});
+  std::vector<VkCooperativeMatrixPropertiesKHR> properties(
+      count, {VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR});
   if (list(physical, &count, properties.data()) != VK_SUCCESS) return shapes;
   for (const VkCooperativeMatrixPropertiesKHR& shape : properties) {
     if (shape.scope != VK_SCOPE_SUBGROUP_KHR) continue;
-    shapes.push_back({shape.MSize, shape.NSize, shape.KSize, component_name(shape.AType), component_name(shape.BType),
-                      component_name(shape.CType), component_name(shape.ResultType)});
+    shapes.push_back({shape.MSize, shape.NSize, shape.KSize, component_name(shape.AType),
+                      component_name(shape.BType), component_name(shape.CType),
+                      component_name(shape.ResultType)});
   }
   return shapes;
 }

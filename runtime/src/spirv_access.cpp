@@ -21,7 +21,8 @@ PointerUse accessed_pointer(uint32_t opcode, std::span<const uint32_t> operands)
   };
   std::optional<uint32_t> pointer;
   bool writes = false;
-  // The tensor-addressed loads and stores of GL_NV_cooperative_matrix2 take their pointer where the others do.
+  // The tensor-addressed loads and stores of GL_NV_cooperative_matrix2 take their pointer where the others
+  // do.
   if (opcode == kOpLoad || opcode == kOpAtomicLoad || opcode == kOpCooperativeMatrixLoadNV ||
       opcode == kOpCooperativeMatrixLoadKHR || opcode == kOpCooperativeMatrixLoadTensorNV) {
     pointer = at(2);

@@ -300,7 +300,9 @@ std::optional<SpirvInterface> reflect_spirv(std::span<const uint32_t> words, std
 
   interface.has_compute_main = main_id != 0;
   for (const MatrixType& matrix : matrices) {
-    const auto value = [&](uint32_t id) { return static_cast<uint32_t>(types.constant_value(id).value_or(0)); };
+    const auto value = [&](uint32_t id) {
+      return static_cast<uint32_t>(types.constant_value(id).value_or(0));
+    };
     interface.cooperative_matrices.push_back({types.scalar(matrix.component), value(matrix.rows),
                                               value(matrix.columns), value(matrix.use),
                                               types.constant_value(matrix.scope) == kScopeWorkgroup});

@@ -19,7 +19,8 @@ Compilation compile_glsl(const std::string& source);
 // source to other SPIR-V.
 std::string compiler_version();
 
-// This build's SPIRV-Tools (whose validator checks every module) as it names itself, e.g. "SPIRV-Tools v2025.1".
+// This build's SPIRV-Tools (whose validator checks every module) as it names itself, e.g. "SPIRV-Tools
+// v2025.1".
 std::string validator_version();
 
 // What compile_glsl writes into word 2 of the SPIR-V header: glslang's tool id (8) in the high 16 bits and

@@ -67,9 +67,9 @@ StoreCheck check_generated(const std::filesystem::path& directory, const std::st
                            OtherCompiler other_compiler = OtherCompiler::corrupt);
 
 // A kept kernel whose kernel.spv another glslang compiled, taken as this glslang compiles kernel.comp
-// (OtherCompiler::recompile): writes that SPIR-V as kernel.spv and records this glslang and the SPIR-V's hash in
-// manifest.json as it lies, its other fields untouched, so that the byte-for-byte rule holds again for the same
-// kernel. Nothing where kernel.spv is already this glslang's. Returns whether it wrote.
+// (OtherCompiler::recompile): writes that SPIR-V as kernel.spv and records this glslang and the SPIR-V's hash
+// in manifest.json as it lies, its other fields untouched, so that the byte-for-byte rule holds again for the
+// same kernel. Nothing where kernel.spv is already this glslang's. Returns whether it wrote.
 bool check_in_recompiled(const std::filesystem::path& directory, GeneratedKernel& kernel);
 
 // Replaces generated/<op>/ as a whole: the files are written to a sibling directory and swapped in with one

@@ -16,8 +16,9 @@ struct TensorExtension {
   bool device_has = false;
   bool compiles_here = false;
   bool runtime_enables = false;
-  // What a model needs to know to write a correct and fast kernel with it, beyond its GLSL specification, for the
-  // prompt (docs/kernel-contract.md, "Variants", has a cooperative_matrix2 GEMM's skeleton); empty where nothing is.
+  // What a model needs to know to write a correct and fast kernel with it, beyond its GLSL specification, for
+  // the prompt (docs/kernel-contract.md, "Variants", has a cooperative_matrix2 GEMM's skeleton); empty where
+  // nothing is.
   std::string rules;
 };
 

@@ -11,7 +11,9 @@ namespace kernelgen {
 namespace {
 
 // The Vulkan version a module was compiled for (compile_glsl): 1.3 for SPIR-V 1.6, else 1.2.
-bool for_vulkan_1_3(std::span<const uint32_t> words) { return words.size() > 1 && words[1] >= 0x00010600u; }
+bool for_vulkan_1_3(std::span<const uint32_t> words) {
+  return words.size() > 1 && words[1] >= 0x00010600u;
+}
 
 }  // namespace
 
@@ -43,7 +45,8 @@ std::variant<KernelBinary, Verdict> compile_candidate(const OpSpec& spec, const 
   }
   if (auto invalid = spirv_validation_error(compiled.spirv)) {
     verdict.status = Status::COMPILE_ERROR;
-    verdict.reason = std::string("the SPIR-V is invalid for Vulkan ") + (for_vulkan_1_3(compiled.spirv) ? "1.3" : "1.2");
+    verdict.reason =
+        std::string("the SPIR-V is invalid for Vulkan ") + (for_vulkan_1_3(compiled.spirv) ? "1.3" : "1.2");
     verdict.log = *invalid;
     return verdict;
   }

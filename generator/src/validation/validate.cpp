@@ -478,7 +478,8 @@ std::optional<std::string> interface_mismatch(const OpSpec& spec, const SpirvInt
              (tensor_cores ? " here (a VARIANT of the op may use it, for the devices that have it)"
                            : " (e.g. convert to float or int for arithmetic)");
     return "declares the SPIR-V capability " + problem->capability +
-           ", which kernelgen's runtime does not enable on any device; do without it (8/16-bit push constants or "
+           ", which kernelgen's runtime does not enable on any device; do without it (8/16-bit push "
+           "constants or "
            "uniforms are not part of the kernel contract)";
   }
   const auto& size = interface.local_size;

@@ -10,9 +10,9 @@
 namespace kernelgen {
 
 // A SPIR-V capability a kernel declares that it may not use here: one that needs a feature this device lacks
-// (`device_lacks`, workgroup-scope cooperative matrices among them), or one the runtime never enables (16-bit push
-// constants...), or one kernelgen does not know. One table serves the validator, which rejects such a kernel, and the wrappers, which
-// run an op's variant only on a device that has what it declares.
+// (`device_lacks`, workgroup-scope cooperative matrices among them), or one the runtime never enables (16-bit
+// push constants...), or one kernelgen does not know. One table serves the validator, which rejects such a
+// kernel, and the wrappers, which run an op's variant only on a device that has what it declares.
 struct CapabilityProblem {
   std::string capability;
   bool device_lacks = false;

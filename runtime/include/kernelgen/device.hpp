@@ -81,12 +81,12 @@ struct DeviceFeatures {
   // VkPhysicalDeviceCooperativeMatrixFeaturesNV::cooperativeMatrix (VK_NV_cooperative_matrix): tensor cores.
   bool vulkan_memory_model = false;
   bool cooperative_matrix_nv = false;
-  // VkPhysicalDeviceCooperativeMatrixFeaturesKHR::cooperativeMatrix (VK_KHR_cooperative_matrix): every vendor's
-  // matrix units through GL_KHR_cooperative_matrix, and what GL_NV_cooperative_matrix2 builds on.
+  // VkPhysicalDeviceCooperativeMatrixFeaturesKHR::cooperativeMatrix (VK_KHR_cooperative_matrix): every
+  // vendor's matrix units through GL_KHR_cooperative_matrix, and what GL_NV_cooperative_matrix2 builds on.
   bool cooperative_matrix_khr = false;
   // VkPhysicalDeviceCooperativeMatrix2FeaturesNV (VK_NV_cooperative_matrix2), each feature by its name there:
-  // matrices of workgroup scope and of other sizes than the device lists, reductions, conversions, per-element
-  // operations, tensor-addressed loads and stores, and block loads.
+  // matrices of workgroup scope and of other sizes than the device lists, reductions, conversions,
+  // per-element operations, tensor-addressed loads and stores, and block loads.
   bool cooperative_matrix_workgroup_scope = false;
   bool cooperative_matrix_flexible_dimensions = false;
   bool cooperative_matrix_reductions = false;
@@ -99,9 +99,10 @@ struct DeviceFeatures {
   bool pipeline_executable_info = false;
 };
 
-// A shape VK_KHR_cooperative_matrix lists for subgroup scope (vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR):
-// A (m x k) times B (k x n) plus C (m x n) gives the result (m x n). Component types as "float16", "float32",
-// "sint8", "uint32"... ("other" for types beyond these).
+// A shape VK_KHR_cooperative_matrix lists for subgroup scope
+// (vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR): A (m x k) times B (k x n) plus C (m x n) gives the
+// result (m x n). Component types as "float16", "float32", "sint8", "uint32"... ("other" for types beyond
+// these).
 struct CooperativeMatrixShape {
   uint32_t m = 0, n = 0, k = 0;
   std::string a, b, c, result;
@@ -129,7 +130,8 @@ struct DeviceInfo {
   uint32_t timestamp_valid_bits = 0;  // the compute queue's timestampValidBits: a timestamp wraps at 2^bits
   std::vector<std::string> extensions;  // sorted
   DeviceFeatures features;
-  // Empty without VK_KHR_cooperative_matrix: a KHR matrix of subgroup scope a kernel declares must be one of these.
+  // Empty without VK_KHR_cooperative_matrix: a KHR matrix of subgroup scope a kernel declares must be one of
+  // these.
   std::vector<CooperativeMatrixShape> cooperative_matrix_shapes;
 };
 

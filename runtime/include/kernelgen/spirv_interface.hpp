@@ -61,8 +61,8 @@ struct SpirvInterface {
 };
 
 // Whether the module declares a cooperative-matrix type of workgroup scope (GL_NV_cooperative_matrix2's
-// gl_ScopeWorkgroup), which needs VkPhysicalDeviceCooperativeMatrix2FeaturesNV::cooperativeMatrixWorkgroupScope: no
-// capability says so.
+// gl_ScopeWorkgroup), which needs
+// VkPhysicalDeviceCooperativeMatrix2FeaturesNV::cooperativeMatrixWorkgroupScope: no capability says so.
 bool has_workgroup_scope_matrices(const SpirvInterface& interface);
 
 // Parses the module header and the annotations it needs. Returns nullopt and fills error for words that
@@ -80,7 +80,8 @@ struct SpirvAccess {
 };
 std::optional<SpirvAccess> access_at(std::span<const uint32_t> words, uint64_t instruction_index);
 
-// Every store, atomic and cooperative-matrix store (tensor-addressed ones included) of a module whose pointer comes from a descriptor binding.
+// Every store, atomic and cooperative-matrix store (tensor-addressed ones included) of a module whose pointer
+// comes from a descriptor binding.
 std::vector<SpirvAccess> writes_of(std::span<const uint32_t> words);
 
 }  // namespace kernelgen

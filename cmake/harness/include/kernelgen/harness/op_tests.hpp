@@ -25,9 +25,9 @@ void wrapper_call_at_the_timed_size_matches_reference(const OpUnderTest& op);
 // Each variant's kernel.comp under generated/<op>/variants/ compiles to what the wrapper embeds.
 void variants_run_what_their_checked_in_sources_compile_to(const OpUnderTest& op);
 
-// The wrapper runs the first of VARIANTS, in their declared order, that this device can run, else the op's own
-// kernel (lavapipe, which runs no cooperative matrices, shows that fallback). Skipped while KERNELGEN_VARIANT
-// picks a kernel by hand.
+// The wrapper runs the first of VARIANTS, in their declared order, that this device can run, else the op's
+// own kernel (lavapipe, which runs no cooperative matrices, shows that fallback). Skipped while
+// KERNELGEN_VARIANT picks a kernel by hand.
 void the_wrapper_runs_the_first_variant_this_device_runs(const OpUnderTest& op);
 
 // Each variant this device can run passes validation (the wrapper runs it here); a device that cannot runs the
