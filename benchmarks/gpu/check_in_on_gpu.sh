@@ -6,7 +6,8 @@
 # is tried again without the layer (KERNELGEN_REDUCED_VALIDATION=1, which its manifest then records). The op
 # folders that changed go to <out>/generated.tar, the build steps' output and records to <out>/logs.tar.xz. Ops not
 # started within $CHECK_IN_DEADLINE_S seconds (default 450) are left out, so that what was checked in comes back
-# from a call of limited time. Run from the source tree with the Vulkan loader installed and the kit of
+# from a call of limited time; each step may take $CHECK_IN_STEP_TIMEOUT_S seconds (default 150; the validator's own
+# limit is KERNELGEN_VALIDATION_TIMEOUT_S, default 60). Run from the source tree with the Vulkan loader installed and the kit of
 # benchmarks/gpu/pack_kit.sh (its specs name the generated folders of this tree).
 # Usage: benchmarks/gpu/check_in_on_gpu.sh <kit.tar.xz> <out dir> <op> ...
 set -u
@@ -22,7 +23,7 @@ for op in "$@"; do
   if ((SECONDS > ${CHECK_IN_DEADLINE_S:-450})); then echo "LEFT OUT: $op (past the deadline)"; continue; fi
   started=$SECONDS
   step() {
-    timeout 150 "$kit/bin/kernelgen" build-op --spec "$kit/kernelgen/$op/spec.json" --out "$logs/$op.cpp" \
+    timeout "${CHECK_IN_STEP_TIMEOUT_S:-150}" "$kit/bin/kernelgen" build-op --spec "$kit/kernelgen/$op/spec.json" --out "$logs/$op.cpp" \
       --log-dir "$logs" "$@"
   }
   if step > "$logs/$op.log" 2>&1; then

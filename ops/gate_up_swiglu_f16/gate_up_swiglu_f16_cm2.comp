@@ -21,7 +21,7 @@ layout(set = 0, binding = 1, std430) readonly buffer WG { float16_t wg[]; };
 layout(set = 0, binding = 2, std430) readonly buffer WU { float16_t wu[]; };
 layout(set = 0, binding = 3, std430) writeonly buffer Y { float16_t y[]; };
 
-const uint BM = 128u, BN = 128u, BK = 32u, KU = 1u;  // KU: k steps unrolled on the fast path
+const uint BM = 128u, BN = 128u, BK = 64u, KU = 4u;  // KU: k steps unrolled on the fast path
 #define ACC coopmat<float, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator>
 #define MAT_A coopmat<float16_t, gl_ScopeWorkgroup, BM, BK, gl_MatrixUseA>
 #define MAT_B coopmat<float16_t, gl_ScopeWorkgroup, BK, BN, gl_MatrixUseB>

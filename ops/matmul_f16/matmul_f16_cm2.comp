@@ -12,14 +12,14 @@
 // `stride & ~7u`, which tells the compiler every row starts on a 16-byte boundary, so the loads are 16 bytes wide
 // (without it they fall back to narrow ones). Elsewhere the clamped layouts read zero past the edges, and the
 // store drops what lies outside c.
-// kernelgen: dispatch (n + 255) / 256 (m + 127) / 128 1
-layout(local_size_x = 256) in;
+// kernelgen: dispatch (n + 127) / 128 (m + 127) / 128 1
+layout(local_size_x = 128) in;
 layout(push_constant) uniform Dims { uint m; uint k; uint n; } dims;
 layout(set = 0, binding = 0, std430) readonly buffer A { float16_t a[]; };
 layout(set = 0, binding = 1, std430) readonly buffer B { float16_t b[]; };
 layout(set = 0, binding = 2, std430) writeonly buffer C { float16_t c[]; };
 
-const uint BM = 128u, BN = 256u, BK = 32u, KU = 1u;  // KU: k steps unrolled on the fast path
+const uint BM = 128u, BN = 128u, BK = 64u, KU = 4u;  // KU: k steps unrolled on the fast path
 #define ACC coopmat<float, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator>
 #define MAT_A coopmat<float16_t, gl_ScopeWorkgroup, BM, BK, gl_MatrixUseA>
 #define MAT_B coopmat<float16_t, gl_ScopeWorkgroup, BK, BN, gl_MatrixUseB>

@@ -10,15 +10,15 @@
 // fast path and clamped edges it shares. The epilogue is a per-element operation on the f32 sums: it is told each
 // element's row and column within the tile, adds the column's bias and applies silu, and the result is rounded
 // once to f16 (columns past n read the last bias; the store drops them).
-// kernelgen: dispatch (n + 255) / 256 (m + 127) / 128 1
-layout(local_size_x = 256) in;
+// kernelgen: dispatch (n + 127) / 128 (m + 127) / 128 1
+layout(local_size_x = 128) in;
 layout(push_constant) uniform Dims { uint m; uint k; uint n; } dims;
 layout(set = 0, binding = 0, std430) readonly buffer A { float16_t a[]; };
 layout(set = 0, binding = 1, std430) readonly buffer B { float16_t b[]; };
 layout(set = 0, binding = 2, std430) readonly buffer Bias { float16_t bias[]; };
 layout(set = 0, binding = 3, std430) writeonly buffer C { float16_t c[]; };
 
-const uint BM = 128u, BN = 256u, BK = 32u, KU = 1u;  // KU: k steps unrolled on the fast path
+const uint BM = 128u, BN = 128u, BK = 64u, KU = 4u;  // KU: k steps unrolled on the fast path
 #define ACC coopmat<float, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator>
 #define MAT_A coopmat<float16_t, gl_ScopeWorkgroup, BM, BK, gl_MatrixUseA>
 #define MAT_B coopmat<float16_t, gl_ScopeWorkgroup, BK, BN, gl_MatrixUseB>
