@@ -55,7 +55,8 @@ std::vector<float> run_in_my_command_buffer(kernelgen::Device& engine, const std
   vkBeginCommandBuffer(command_buffer, &begin);
 
   const VkBuffer buffers[] = {x_buffer.vk_buffer(), b_buffer.vk_buffer(), y_buffer.vk_buffer()};
-  kernel.record(command_buffer, buffers, ScaleAdd::grid());
+  // The hold keeps the descriptor set this dispatch binds as it is until the work below has finished.
+  const kernelgen::DescriptorSetHold hold = kernel.record(command_buffer, buffers, ScaleAdd::grid());
   // The caller places the barriers: here, the shader's writes before anything reads y.
   VkMemoryBarrier written{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
   written.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;

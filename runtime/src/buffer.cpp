@@ -113,6 +113,9 @@ void Buffer::release() {
 void Buffer::upload(const void* data, std::size_t bytes, std::size_t offset) {
   check_range(offset, bytes, bytes_, "an upload");
   if (bytes == 0) return;
+  if (!data)
+    throw std::invalid_argument("kernelgen: an upload of " + std::to_string(bytes) +
+                                " bytes from a null pointer; pass the address of the data to upload");
   if (mapped_) {
     std::memcpy(static_cast<char*>(mapped_) + offset, data, bytes);
     return;
@@ -123,6 +126,9 @@ void Buffer::upload(const void* data, std::size_t bytes, std::size_t offset) {
 void Buffer::download(void* data, std::size_t bytes, std::size_t offset) const {
   check_range(offset, bytes, bytes_, "a download");
   if (bytes == 0) return;
+  if (!data)
+    throw std::invalid_argument("kernelgen: a download of " + std::to_string(bytes) +
+                                " bytes into a null pointer; pass the address of memory to download into");
   if (mapped_) {
     std::memcpy(data, static_cast<const char*>(mapped_) + offset, bytes);
     return;

@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "descriptor_set_cache.hpp"
 #include "device_internals.hpp"
 #include "kernelgen/device.hpp"
 #include "kernelgen/spirv_interface.hpp"
@@ -14,8 +15,6 @@
 namespace kernelgen {
 
 namespace {
-
-constexpr uint32_t kSetsPerPool = 16;
 
 // The runtime trusts only what the contract promises: bindings 0..n-1 of set 0, storage buffers. Returns
 // which bindings the kernel may write.
@@ -82,6 +81,7 @@ void Kernel::create(std::span<const uint32_t> spirv, VkPipelineCache pipeline_ca
   set_layout.pBindings = bindings.data();
   vk_check(vkCreateDescriptorSetLayout(device_, &set_layout, nullptr, &set_layout_),
            "creating a descriptor set layout");
+  sets_ = std::make_unique<DescriptorSetCache>(device_, set_layout_, binding_count_);
 
   VkPipelineLayoutCreateInfo layout{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
   layout.setLayoutCount = 1;
@@ -117,7 +117,6 @@ Kernel::Kernel(Kernel&& other) noexcept
       set_layout_(std::exchange(other.set_layout_, VK_NULL_HANDLE)),
       pipeline_layout_(std::exchange(other.pipeline_layout_, VK_NULL_HANDLE)),
       pipeline_(std::exchange(other.pipeline_, VK_NULL_HANDLE)),
-      pools_(std::move(other.pools_)),
       sets_(std::move(other.sets_)) {
   if (watchers_) {
     watchers_->unwatch(&other);
@@ -141,7 +140,6 @@ Kernel& Kernel::operator=(Kernel&& other) noexcept {
   std::swap(set_layout_, moved.set_layout_);
   std::swap(pipeline_layout_, moved.pipeline_layout_);
   std::swap(pipeline_, moved.pipeline_);
-  std::swap(pools_, moved.pools_);
   std::swap(sets_, moved.sets_);
   if (watchers_) watchers_->watch(this);
   if (moved.watchers_) moved.watchers_->watch(&moved);
@@ -152,9 +150,7 @@ void Kernel::release() {
   if (watchers_) watchers_->unwatch(this);
   watchers_.reset();
   if (!device_) return;
-  for (VkDescriptorPool pool : pools_) vkDestroyDescriptorPool(device_, pool, nullptr);
-  pools_.clear();
-  sets_.clear();
+  sets_.reset();
   if (pipeline_) vkDestroyPipeline(device_, pipeline_, nullptr);
   if (pipeline_layout_) vkDestroyPipelineLayout(device_, pipeline_layout_, nullptr);
   if (set_layout_) vkDestroyDescriptorSetLayout(device_, set_layout_, nullptr);
@@ -165,81 +161,21 @@ void Kernel::release() {
   module_ = VK_NULL_HANDLE;
 }
 
-VkDescriptorSet Kernel::descriptor_set(std::span<const VkBuffer> buffers, std::span<const uint64_t> identity,
-                                       std::span<const uint64_t> ranges, std::span<const uint64_t> offsets) {
-  SetKey key{!identity.empty(), {identity.begin(), identity.end()}, {ranges.begin(), ranges.end()},
-             {offsets.begin(), offsets.end()}};
-  if (identity.empty())
-    for (VkBuffer buffer : buffers) std::get<1>(key).push_back(reinterpret_cast<uint64_t>(buffer));
-  const std::lock_guard<std::mutex> lock(*sets_mutex_);
-  if (auto found = sets_.find(key); found != sets_.end()) return found->second.set;
-
-  // Sets are freed when a buffer dies, so any pool may have room: the newest first, then a new one.
-  VkDescriptorSetAllocateInfo allocate{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-  allocate.descriptorSetCount = 1;
-  allocate.pSetLayouts = &set_layout_;
-  VkDescriptorSet set = VK_NULL_HANDLE;
-  for (auto pool = pools_.rbegin(); pool != pools_.rend() && !set; ++pool) {
-    allocate.descriptorPool = *pool;
-    if (vkAllocateDescriptorSets(device_, &allocate, &set) != VK_SUCCESS) set = VK_NULL_HANDLE;
-  }
-  if (!set) {
-    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kSetsPerPool * binding_count_};
-    VkDescriptorPoolCreateInfo create{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-    create.flags = VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT;
-    create.maxSets = kSetsPerPool;
-    create.poolSizeCount = 1;
-    create.pPoolSizes = &size;
-    VkDescriptorPool pool = VK_NULL_HANDLE;
-    vk_check(vkCreateDescriptorPool(device_, &create, nullptr, &pool), "creating a descriptor pool");
-    pools_.push_back(pool);
-    allocate.descriptorPool = pool;
-    vk_check(vkAllocateDescriptorSets(device_, &allocate, &set), "allocating a descriptor set");
-  }
-
-  std::vector<VkDescriptorBufferInfo> infos(binding_count_);
-  std::vector<VkWriteDescriptorSet> writes(binding_count_);
-  for (uint32_t i = 0; i < binding_count_; ++i) {
-    infos[i] = {buffers[i], offsets.empty() ? 0 : offsets[i], ranges.empty() ? VK_WHOLE_SIZE : ranges[i]};
-    writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    writes[i].dstSet = set;
-    writes[i].dstBinding = i;
-    writes[i].descriptorCount = 1;
-    writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    writes[i].pBufferInfo = &infos[i];
-  }
-  vkUpdateDescriptorSets(device_, binding_count_, writes.data(), 0, nullptr);
-  sets_.emplace(std::move(key), CachedSet{set, allocate.descriptorPool});
-  return set;
+void Kernel::forget_buffer(uint64_t id) {
+  if (sets_) sets_->forget(true, id);
 }
 
-void Kernel::forget_buffer(uint64_t id) { forget_if(true, id); }
-
-void Kernel::forget(VkBuffer buffer) { forget_if(false, reinterpret_cast<uint64_t>(buffer)); }
-
-void Kernel::forget_if(bool identities_given, uint64_t key) {
-  const std::lock_guard<std::mutex> lock(*sets_mutex_);
-  for (auto entry = sets_.begin(); entry != sets_.end();) {
-    // A set names a buffer whatever range of it it binds.
-    const bool given = std::get<0>(entry->first);
-    const std::vector<uint64_t>& keys = std::get<1>(entry->first);
-    if (given == identities_given && std::find(keys.begin(), keys.end(), key) != keys.end()) {
-      vkFreeDescriptorSets(device_, entry->second.pool, 1, &entry->second.set);
-      entry = sets_.erase(entry);
-    } else {
-      ++entry;
-    }
-  }
+void Kernel::forget(VkBuffer buffer) {
+  if (sets_) sets_->forget(false, reinterpret_cast<uint64_t>(buffer));
 }
 
 std::size_t Kernel::cached_descriptor_sets() const {
-  const std::lock_guard<std::mutex> lock(*sets_mutex_);
-  return sets_.size();
+  return sets_ ? sets_->size() : 0;
 }
 
-void Kernel::record(VkCommandBuffer command_buffer, std::span<const VkBuffer> buffers, Grid grid,
-                    std::span<const uint32_t> dims, std::span<const uint64_t> identity,
-                    std::span<const uint64_t> ranges, std::span<const uint64_t> offsets) {
+DescriptorSetHold Kernel::record(VkCommandBuffer command_buffer, std::span<const VkBuffer> buffers, Grid grid,
+                                 std::span<const uint32_t> dims, std::span<const uint64_t> identity,
+                                 std::span<const uint64_t> ranges, std::span<const uint64_t> offsets) {
   if (buffers.size() != binding_count_)
     throw std::invalid_argument("kernelgen: the kernel takes " + std::to_string(binding_count_) + " buffers, got " +
                                 std::to_string(buffers.size()));
@@ -258,12 +194,14 @@ void Kernel::record(VkCommandBuffer command_buffer, std::span<const VkBuffer> bu
     if (!ranges.empty() && ranges[i] == 0)
       throw std::invalid_argument("kernelgen: binding " + std::to_string(i) + " has a range of 0 bytes");
   }
-  const VkDescriptorSet set = descriptor_set(buffers, identity, ranges, offsets);
+  DescriptorSetCache::Found found = sets_->find(buffers, identity, ranges, offsets);
   vkCmdBindPipeline(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_);
-  vkCmdBindDescriptorSets(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_layout_, 0, 1, &set, 0, nullptr);
+  vkCmdBindDescriptorSets(command_buffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_layout_, 0, 1, &found.set,
+                          0, nullptr);
   if (dim_count_ > 0)
     vkCmdPushConstants(command_buffer, pipeline_layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, dim_count_ * 4, dims.data());
   vkCmdDispatch(command_buffer, grid.x, grid.y, grid.z);
+  return std::move(found.hold);
 }
 
 namespace {

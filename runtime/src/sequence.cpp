@@ -44,6 +44,19 @@ std::string undispatchable_grid(Grid grid, const DeviceInfo& device) {
   return "";
 }
 
+namespace {
+
+// Why `buffer`, made on another Device than `device`, cannot be used there; empty when it was made on
+// `device`.
+std::string on_another_device(const std::string& what, const Buffer& buffer, const Device& device) {
+  if (buffer.device() == &device) return "";
+  return "kernelgen: " + what + " was made on another Device object (" + buffer.device()->info().name +
+         ") than this Sequence's (" + device.info().name +
+         "); a Buffer can be used only on the Device it was made on: make it on the Sequence's Device";
+}
+
+}  // namespace
+
 Sequence::Sequence(Device& device, uint32_t max_timestamps)
     : device_(&device), watchers_(device.buffer_watchers()), max_timestamps_(max_timestamps) {
   const VkDevice vk = device.vk_device();
@@ -143,6 +156,11 @@ Sequence& Sequence::dispatch(Kernel& kernel, const std::vector<const Buffer*>& b
   std::vector<VkBuffer> handles;
   std::vector<uint64_t> identity, sizes;
   std::vector<bool> writes;
+  if (kernel.vk_device() != device_->vk_device())
+    throw std::invalid_argument(
+        std::string("kernelgen: the Kernel was made on another Device (another VkDevice) ") +
+        "than this Sequence's (" + device_->info().name +
+        "); make the Kernel, or the op object, on the Sequence's Device");
   // Checked here, before anything is recorded, though Kernel::record checks it too.
   if (buffers.size() != kernel.binding_count())
     throw std::invalid_argument("kernelgen: the kernel takes " + std::to_string(kernel.binding_count()) +
@@ -160,6 +178,9 @@ Sequence& Sequence::dispatch(Kernel& kernel, const std::vector<const Buffer*>& b
     if (!buffers[i]->vk_buffer())
       throw std::invalid_argument(buffer +
                                   " is empty (a Buffer moved from); pass the Buffer it was moved to");
+    if (const std::string problem = on_another_device("buffer " + std::to_string(i), *buffers[i], *device_);
+        !problem.empty())
+      throw std::invalid_argument(problem);
     const uint64_t offset = offsets.empty() ? 0 : offsets[i];
     if (offset % alignment != 0)
       throw std::invalid_argument(buffer + ": offset " + std::to_string(offset) + " is not a multiple of " +
@@ -184,7 +205,7 @@ Sequence& Sequence::dispatch(Kernel& kernel, const std::vector<const Buffer*>& b
     throw std::invalid_argument("kernelgen: a dispatch of " + problem);
   begin_if_needed();
   order_after_conflicts(identity, writes);
-  kernel.record(command_buffer_, handles, grid, dims, identity, ranges, offsets);
+  held_sets_.push_back(kernel.record(command_buffer_, handles, grid, dims, identity, ranges, offsets));
   return *this;
 }
 
@@ -192,6 +213,8 @@ Sequence& Sequence::fill(const Buffer& buffer, uint32_t word) {
   if (!buffer.vk_buffer())
     throw std::invalid_argument(
         "kernelgen: fill of an empty Buffer (one moved from); fill the Buffer it was moved to");
+  if (const std::string problem = on_another_device("the Buffer filled", buffer, *device_); !problem.empty())
+    throw std::invalid_argument(problem);
   begin_if_needed();
   const uint64_t id = buffer.id();
   order_after_conflicts(std::span<const uint64_t>(&id, 1), {true});
@@ -245,6 +268,7 @@ void Sequence::reset() {
   wait_for_submissions();
   if (recording_) vkEndCommandBuffer(command_buffer_);
   vk_check(vkResetCommandBuffer(command_buffer_, 0), "resetting a command buffer");
+  held_sets_.clear();  // nothing binds them any more
   recording_ = false;
   recorded_work_ = false;
   timestamps_ = 0;

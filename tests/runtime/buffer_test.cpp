@@ -145,5 +145,30 @@ TEST_F(BufferTest, TransfersWithAMovedFromBufferThrowSayingItWasMovedFrom) {
   EXPECT_THROW(first.download(back.data(), 16), std::out_of_range);
 }
 
+// A null pointer with bytes to move is refused before any copy, on mapped and staged memory alike; with no
+// bytes it moves nothing and is no error, and a real pointer beside it still works.
+TEST_F(BufferTest, TransfersFromOrIntoANullPointerAreRefusedNamingTheSize) {
+  Device staged(DeviceOptions{.always_stage = true});
+  for (Device* on : {&device, &staged}) {
+    Buffer buffer(*on, 64);
+    try {
+      buffer.upload(nullptr, 16);
+      FAIL() << "uploaded 16 bytes from a null pointer";
+    } catch (const std::invalid_argument& error) {
+      EXPECT_THAT(error.what(), HasSubstr("an upload of 16 bytes from a null pointer"));
+    }
+    try {
+      buffer.download(nullptr, 8, 4);
+      FAIL() << "downloaded 8 bytes into a null pointer";
+    } catch (const std::invalid_argument& error) {
+      EXPECT_THAT(error.what(), HasSubstr("a download of 8 bytes into a null pointer"));
+    }
+    EXPECT_NO_THROW(buffer.upload(nullptr, 0));
+    EXPECT_NO_THROW(buffer.download(nullptr, 0));
+    buffer.upload(std::span<const uint32_t>(ramp(16)));
+    EXPECT_EQ(buffer.download<uint32_t>(), ramp(16));
+  }
+}
+
 }  // namespace
 }  // namespace kernelgen

@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -239,6 +241,103 @@ TEST_F(KernelTest, AMovedKernelStillForgetsTheSetsOfDeadBuffers) {
     EXPECT_EQ(assigned.cached_descriptor_sets(), 1u);
   }
   EXPECT_EQ(assigned.cached_descriptor_sets(), 0u);
+}
+
+// slot[0] = token (a push constant): one append of a KV cache, written where its binding starts.
+const std::string kWriteToken = R"(#version 450
+layout(local_size_x = 1) in;
+layout(set = 0, binding = 0, std430) writeonly buffer Slot { uint slot[]; };
+layout(push_constant) uniform Dims { uint token; };
+void main() { slot[0] = token; }
+)";
+
+// Appends to a KV cache, one token per dispatch, each bound at 4 bytes from an offset of its own: every
+// binding is a new one, and the kernel's cache must not keep them all.
+class KvCacheAppends : public KernelTest {
+ protected:
+  Kernel kernel{device, test::spirv_of(kWriteToken), 1, 1};
+  // One slot per token, each at a multiple of the device's offset alignment.
+  const uint64_t stride = std::max<uint64_t>(device.info().min_storage_buffer_offset_alignment, 4);
+
+  // Records the appends of tokens [first, first + count) into `sequence`.
+  void append(Sequence& sequence, const Buffer& cache, uint32_t first, uint32_t count) {
+    for (uint32_t token = first; token < first + count; ++token) {
+      const uint64_t offset = token * stride, range = 4;
+      sequence.dispatch(kernel, {&cache}, {1, 1, 1}, std::span<const uint32_t>(&token, 1),
+                        std::span<const uint64_t>(&range, 1), std::span<const uint64_t>(&offset, 1));
+    }
+  }
+  // The token each slot holds.
+  std::vector<uint32_t> slots(const Buffer& cache) const {
+    const auto words = cache.download<uint32_t>();
+    std::vector<uint32_t> tokens;
+    for (size_t i = 0; i < words.size(); i += stride / 4) tokens.push_back(words[i]);
+    return tokens;
+  }
+};
+
+// Every binding is recorded, and every tenth recording of 500 also runs: lavapipe spends some 40 us on each
+// dispatch it runs, and the cache meets the same bindings whether they run or not. A set written again for
+// the wrong slot would show in a slot that holds another token, or one that should hold none.
+TEST_F(KvCacheAppends, AHundredThousandKeepTheCacheAtItsBoundAndEachWritesItsOwnSlot) {
+  constexpr uint32_t kAppends = 100'000, kPerSubmit = 500, kUnwritten = 0xffffffffu;
+  Buffer cache(device, kAppends * stride);
+  cache.upload(std::span<const uint32_t>(std::vector<uint32_t>(cache.size() / 4, kUnwritten)));
+  Sequence sequence(device, 0);
+  std::vector<uint32_t> expected(kAppends, kUnwritten);
+  size_t largest = 0;
+  for (uint32_t first = 0; first < kAppends; first += kPerSubmit) {
+    sequence.reset();
+    append(sequence, cache, first, kPerSubmit);
+    if (first / kPerSubmit % 10 == 9) {
+      sequence.run();
+      std::iota(expected.begin() + first, expected.begin() + first + kPerSubmit, first);
+    }
+    largest = std::max(largest, kernel.cached_descriptor_sets());
+  }
+  EXPECT_EQ(largest, kDescriptorSetCacheCapacity);
+  EXPECT_EQ(kernel.cached_descriptor_sets(), kDescriptorSetCacheCapacity);
+  ASSERT_EQ(slots(cache), expected) << "a set given up and written again must bind its new slot only";
+
+  // Token 0's binding was given up long ago: bound again, it is written afresh and writes its own slot.
+  sequence.reset();
+  const uint64_t offset = 0, range = 4;
+  const uint32_t again = 4242;
+  sequence.dispatch(kernel, {&cache}, {1, 1, 1}, std::span<const uint32_t>(&again, 1),
+                    std::span<const uint64_t>(&range, 1), std::span<const uint64_t>(&offset, 1));
+  sequence.run();
+  expected[0] = again;
+  EXPECT_EQ(slots(cache), expected);
+  EXPECT_EQ(kernel.cached_descriptor_sets(), kDescriptorSetCacheCapacity);
+}
+
+// A recording binding more sets than the capacity holds them all: none is written again under it, so each
+// dispatch still writes its own slot. Once the recording is reset the cache shrinks back to its bound.
+TEST_F(KvCacheAppends, ARecordingBindingMoreThanTheCapacityKeepsEverySetItBinds) {
+  const uint32_t count = kDescriptorSetCacheCapacity + 100;
+  Buffer cache(device, 3 * count * stride);
+  Sequence sequence(device, 0);
+  append(sequence, cache, 0, count);
+  EXPECT_EQ(kernel.cached_descriptor_sets(), count) << "every set is held by the recording";
+  sequence.run();
+  sequence.run();  // submitted again as recorded
+  std::vector<uint32_t> tokens = slots(cache);
+  tokens.resize(count);
+  std::vector<uint32_t> expected(count);
+  std::iota(expected.begin(), expected.end(), 0u);
+  EXPECT_EQ(tokens, expected);
+
+  sequence.reset();
+  append(sequence, cache, count, count);
+  sequence.run();
+  EXPECT_LE(kernel.cached_descriptor_sets(), count) << "the sets let go are written again, not added to";
+  sequence.reset();
+  for (uint32_t token = 2 * count; kernel.cached_descriptor_sets() > kDescriptorSetCacheCapacity; ++token) {
+    ASSERT_LT(token, 3 * count) << "the cache does not shrink back to its bound";
+    append(sequence, cache, token, 1);
+    sequence.run();
+    sequence.reset();
+  }
 }
 
 }  // namespace

@@ -129,6 +129,21 @@ TEST_F(OpCallTest, AMovedFromBufferIsRefusedSayingSo) {
           "from)")));
 }
 
+// An op object of one Device given a Buffer, or recording into a Sequence, of another is refused; the same
+// call with its own Device's objects runs.
+TEST_F(OpCallTest, ABufferOrSequenceOfAnotherDeviceIsRefused) {
+  Device other;
+  Buffer foreign_y(other, Relu::y_bytes(dims));
+  EXPECT_THAT([&] { relu(dims, x, foreign_y); },
+              ThrowsMessage<std::invalid_argument>(HasSubstr("buffer 1 was made on another Device object")));
+  Sequence foreign_sequence(other);
+  Buffer y(device, Relu::y_bytes(dims));
+  EXPECT_THAT([&] { relu.record(foreign_sequence, dims, x, y); },
+              ThrowsMessage<std::invalid_argument>(HasSubstr("the Kernel was made on another Device")));
+  relu(dims, x, y);
+  EXPECT_EQ(y.download<float>(), std::vector<float>(Relu::y_elements(dims), 1.0f));
+}
+
 TEST_F(OpCallTest, AGridBeyondTheDevicesWorkgroupCountIsRefusedNamingTheOpGridAndLimit) {
   const auto limit = device.info().max_workgroup_count;
   if (limit[2] == UINT32_MAX) GTEST_SKIP() << device.info().name << " dispatches any grid";

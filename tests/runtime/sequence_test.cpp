@@ -165,6 +165,48 @@ TEST_F(SequenceTest, AGridBeyondTheDevicesWorkgroupCountIsRefused) {
           "grid 1 x 1 x " + std::to_string(limit + 1) + " workgroups is more than " + device.info().name)));
 }
 
+// Two Device objects (lavapipe opens twice): a Buffer or Kernel of the other one is refused by name, before
+// anything is recorded, and the same dispatch with this Device's own objects runs.
+TEST_F(SequenceTest, ABufferOfAnotherDeviceIsRefusedNamingBothDevices) {
+  Device other;
+  Buffer foreign(other, kCount * 4);
+  Sequence sequence(device);
+  const std::string both = "(" + other.info().name + ") than this Sequence's (" + device.info().name + ")";
+  EXPECT_THAT(
+      [&] {
+        sequence.dispatch(add_one, {&a, &foreign}, kGrid);
+      },
+      ::testing::ThrowsMessage<std::invalid_argument>(
+          ::testing::AllOf(::testing::HasSubstr("buffer 1 was made on another Device object " + both),
+                           ::testing::HasSubstr("make it on the Sequence's Device"))));
+  EXPECT_THAT([&] { sequence.fill(foreign, 0); },
+              ::testing::ThrowsMessage<std::invalid_argument>(
+                  ::testing::HasSubstr("the Buffer filled was made on another Device object " + both)));
+  upload(a, 1.0f);
+  sequence.dispatch(add_one, {&a, &b}, kGrid).run();
+  EXPECT_EQ(b.download<float>(), all(2.0f));
+}
+
+TEST_F(SequenceTest, AKernelOfAnotherDeviceIsRefused) {
+  Device other;
+  Kernel foreign(other, test::spirv_of(test::kAddOne), 2);
+  Sequence sequence(device);
+  EXPECT_THAT(
+      [&] {
+        sequence.dispatch(foreign, {&a, &b}, kGrid);
+      },
+      ::testing::ThrowsMessage<std::invalid_argument>(::testing::AllOf(
+          ::testing::HasSubstr("the Kernel was made on another Device (another VkDevice) than this "
+                               "Sequence's (" +
+                               device.info().name + ")"),
+          ::testing::HasSubstr("make the Kernel, or the op object, on the Sequence's Device"))));
+  Sequence theirs(other);
+  Buffer x(other, kCount * 4), y(other, kCount * 4);
+  x.upload(std::span<const float>(all(5.0f)));
+  theirs.dispatch(foreign, {&x, &y}, kGrid).run();
+  EXPECT_EQ(y.download<float>(), all(6.0f));
+}
+
 class SequenceTimestamps : public SequenceTest {
  protected:
   void SetUp() override {

@@ -20,7 +20,9 @@ class Device;
 // buffers may be used on different threads at once.
 //
 // A moved-from Buffer is empty: size() 0, vk_buffer() null, id() 0. Binding it to a kernel throws
-// std::invalid_argument, and uploading to or downloading from it std::out_of_range.
+// std::invalid_argument, and uploading to or downloading from it std::out_of_range. Binding a Buffer on
+// another Device than its own, and uploading from or downloading into a null pointer, throw
+// std::invalid_argument.
 class Buffer {
  public:
   Buffer(Device& device, std::size_t bytes);
@@ -31,6 +33,8 @@ class Buffer {
   Buffer& operator=(const Buffer&) = delete;
 
   std::size_t size() const { return bytes_; }
+  // The Device it was made on: only kernels and sequences of that Device can use it.
+  const Device* device() const { return device_; }
   VkBuffer vk_buffer() const { return buffer_; }
   // Unique to this allocation for the life of the process, unlike the VkBuffer handle, which Vulkan may hand
   // to a buffer created after this one dies: what caches of descriptor sets are keyed by.

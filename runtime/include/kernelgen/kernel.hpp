@@ -1,13 +1,11 @@
 #pragma once
 #include <vulkan/vulkan_core.h>
 
+#include <cstddef>
 #include <cstdint>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <span>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "kernelgen/grid.hpp"
@@ -16,6 +14,20 @@ namespace kernelgen {
 
 class Device;
 class BufferWatchers;
+class DescriptorSetCache;
+
+// How many descriptor sets a Kernel keeps at most: one per distinct binding (buffer list, ranges and
+// offsets), the least recently used given up first when a new one needs room, so a caller that binds ever new
+// ranges (a KV cache appended a token at a time) does not grow the cache without limit. A set still held
+// (DescriptorSetHold) is never given up; the cache outgrows the capacity only by such sets, and shrinks back
+// once they are let go.
+inline constexpr std::size_t kDescriptorSetCacheCapacity = 1024;
+
+// What Kernel::record returns: while it is alive, the kernel's cache neither frees nor rewrites the
+// descriptor set that dispatch bound (unless a buffer it names dies or is forgotten). A Sequence keeps the
+// holds of its recording until it is reset or destroyed; an engine keeps each until the command buffer that
+// bound it has finished, or records again after kDescriptorSetCacheCapacity other bindings of the kernel.
+using DescriptorSetHold = std::shared_ptr<const void>;
 
 // A compute pipeline made from SPIR-V words whose interface is the kernel contract's: descriptor set 0,
 // bindings 0..binding_count-1, all storage buffers, and for an op with symbolic dims one uint push constant per
@@ -46,6 +58,7 @@ class Kernel {
   Kernel& operator=(const Kernel&) = delete;
 
   uint32_t binding_count() const { return binding_count_; }
+  VkDevice vk_device() const { return device_; }
   uint32_t dim_count() const { return dim_count_; }
   // Whether the kernel may write binding i (its SPIR-V does not declare it readonly).
   bool writes(uint32_t binding) const { return writes_.at(binding); }
@@ -53,20 +66,23 @@ class Kernel {
   // Binds the buffers (binding i = buffers[i], from `offsets[i]` or 0 when `offsets` is empty: `ranges[i]`
   // bytes of it, or the rest of the buffer when `ranges` is empty), pushes the dims (dim_count() values) and
   // dispatches. A kernel's `.length()` of a binding counts the bound range. Descriptor sets are cached per
-  // distinct buffer list, ranges and offsets, so calling again with the same buffers allocates nothing;
-  // `identity` (one Buffer::id() per buffer) keys that cache when given, since a VkBuffer handle may be recycled for a new buffer once its buffer dies. A kernel
-  // made on a kernelgen Device frees the sets naming a kernelgen Buffer when it dies; an engine (no identity)
-  // calls forget() before it destroys a VkBuffer it recorded. The caller places barriers around it.
-  void record(VkCommandBuffer command_buffer, std::span<const VkBuffer> buffers, Grid grid,
-              std::span<const uint32_t> dims = {}, std::span<const uint64_t> identity = {},
-              std::span<const uint64_t> ranges = {}, std::span<const uint64_t> offsets = {});
+  // distinct buffer list, ranges and offsets (at most kDescriptorSetCacheCapacity, least recently used given
+  // up first), so calling again with the same buffers allocates nothing; `identity` (one Buffer::id() per
+  // buffer) keys that cache when given, since a VkBuffer handle may be recycled for a new buffer once its
+  // buffer dies. A kernel made on a kernelgen Device frees the sets naming a kernelgen Buffer when it dies;
+  // an engine (no identity) calls forget() before it destroys a VkBuffer it recorded. The caller places
+  // barriers around it. Returns the hold that keeps the set as it is until the command buffer has finished
+  // (DescriptorSetHold).
+  DescriptorSetHold record(VkCommandBuffer command_buffer, std::span<const VkBuffer> buffers, Grid grid,
+                           std::span<const uint32_t> dims = {}, std::span<const uint64_t> identity = {},
+                           std::span<const uint64_t> ranges = {}, std::span<const uint64_t> offsets = {});
 
   // Frees the descriptor sets whose buffer lists hold the buffer with this Buffer::id() (Device calls it).
   void forget_buffer(uint64_t id);
   // Frees the descriptor sets recorded without identity whose buffer lists hold this VkBuffer: for an engine,
   // before it destroys the buffer (and after the command buffers that used the sets have finished).
   void forget(VkBuffer buffer);
-  // How many descriptor sets are cached now.
+  // How many descriptor sets are cached now: at most kDescriptorSetCacheCapacity, besides sets still held.
   std::size_t cached_descriptor_sets() const;
   // The driver's statistics of the compiled pipeline, where the kernel was made on a Device that enabled
   // VK_KHR_pipeline_executable_properties (DeviceFeatures::pipeline_executable_info); empty elsewhere.
@@ -76,15 +92,7 @@ class Kernel {
   Kernel(VkDevice device, std::span<const uint32_t> spirv, uint32_t binding_count, uint32_t dim_count,
          VkPipelineCache pipeline_cache, bool capture_statistics);
   void create(std::span<const uint32_t> spirv, VkPipelineCache pipeline_cache);
-  void forget_if(bool identities_given, uint64_t key);
-  VkDescriptorSet descriptor_set(std::span<const VkBuffer> buffers, std::span<const uint64_t> identity,
-                                 std::span<const uint64_t> ranges, std::span<const uint64_t> offsets);
   void release();
-
-  struct CachedSet {
-    VkDescriptorSet set = VK_NULL_HANDLE;
-    VkDescriptorPool pool = VK_NULL_HANDLE;
-  };
 
   std::shared_ptr<BufferWatchers> watchers_;  // its Device's; null for an engine's VkDevice
   VkDevice device_ = VK_NULL_HANDLE;
@@ -96,12 +104,7 @@ class Kernel {
   VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
   VkPipelineLayout pipeline_layout_ = VK_NULL_HANDLE;
   VkPipeline pipeline_ = VK_NULL_HANDLE;
-  std::vector<VkDescriptorPool> pools_;
-  // Keyed by (identities given, the identities or else the handles, the ranges, the offsets). Guarded by
-  // sets_mutex_: a buffer may die on another thread.
-  using SetKey = std::tuple<bool, std::vector<uint64_t>, std::vector<uint64_t>, std::vector<uint64_t>>;
-  std::map<SetKey, CachedSet> sets_;
-  std::unique_ptr<std::mutex> sets_mutex_ = std::make_unique<std::mutex>();
+  std::unique_ptr<DescriptorSetCache> sets_;  // runtime/src/descriptor_set_cache.hpp
 };
 
 }  // namespace kernelgen

@@ -40,7 +40,8 @@ std::string undispatchable_grid(Grid grid, const DeviceInfo& device);
 //
 // Lifetimes: a Buffer recorded here that is destroyed first waits for this sequence's submissions still using
 // it, and the recording then refuses to be submitted (reset() and record again). The Sequence waits for its
-// submissions when it is reset or destroyed. One thread at a time may use a Sequence.
+// submissions when it is reset or destroyed, and until then holds the descriptor sets its recording binds
+// (DescriptorSetHold), so no kernel's cache rewrites one under it. One thread at a time may use a Sequence.
 class Sequence {
  public:
   explicit Sequence(Device& device, uint32_t max_timestamps = 64);
@@ -50,16 +51,17 @@ class Sequence {
 
   // Records a dispatch. `dims`: the values of the kernel's symbolic dims (Kernel::dim_count() of them),
   // pushed as push constants. `offsets`: where each buffer's binding starts, in bytes, each a multiple of the
-  // device's minStorageBufferOffsetAlignment; empty: 0. `ranges`: the bytes bound of each buffer from its offset
-  // (what a kernel's `.length()` counts); empty: the rest of each buffer. Throws std::invalid_argument for a null
-  // or empty (moved-from) buffer, a misaligned offset, a range outside its buffer, or a grid the device cannot
-  // dispatch.
+  // device's minStorageBufferOffsetAlignment; empty: 0. `ranges`: the bytes bound of each buffer from its
+  // offset (what a kernel's `.length()` counts); empty: the rest of each buffer. Throws std::invalid_argument
+  // for a null or empty (moved-from) buffer, a buffer or kernel made on another Device, a misaligned offset,
+  // a range outside its buffer, or a grid the device cannot dispatch.
   Sequence& dispatch(Kernel& kernel, const std::vector<const Buffer*>& buffers, Grid grid,
                      std::span<const uint32_t> dims = {}, std::span<const uint64_t> ranges = {},
                      std::span<const uint64_t> offsets = {});
   // Records a GPU timestamp after all previous work; read it back with elapsed_ns() after submit().
   Sequence& timestamp();
-  // Fills the whole buffer with a 32-bit pattern.
+  // Fills the whole buffer with a 32-bit pattern. Throws std::invalid_argument for an empty buffer or one
+  // made on another Device.
   Sequence& fill(const Buffer& buffer, uint32_t word);
   // Orders everything recorded after it after everything before it, whatever buffers they use (the timing
   // harness keeps a cache flush from overlapping the dispatch it times).
@@ -105,6 +107,7 @@ class Sequence {
   bool recording_ = false;
   bool recorded_work_ = false;
   std::vector<Access> since_barrier_;  // the accesses recorded since the last barrier
+  std::vector<DescriptorSetHold> held_sets_;  // the descriptor sets the recording binds
   // Guarded by mutex_, since a buffer may be destroyed on another thread:
   mutable std::mutex mutex_;
   std::vector<uint64_t> recorded_ids_;  // every buffer the recording names
