@@ -26,7 +26,9 @@ std::vector<Buffer> case_buffers(Device& device, const OpSpec& spec, const TestC
   std::vector<Buffer> buffers;
   for (size_t t = 0; t < tensors.size(); ++t) {
     const size_t bytes = static_cast<size_t>(tensors[t].bytes(test_case.dims));
-    buffers.emplace_back(device, std::max<size_t>(4, (bytes + 3) / 4 * 4));
+    // Exactly its bytes, not rounded up: a timing binds these buffers whole, and must bind what the generated
+    // op binds (each tensor's bytes), or a kernel's .length() would tell the two apart.
+    buffers.emplace_back(device, bytes);
     if (t < test_case.inputs.size()) {
       buffers.back().upload(test_case.inputs[t].bytes.data(), bytes);
     } else {

@@ -10,9 +10,10 @@
 
 namespace kernelgen {
 
-// The buffers of one call of an op outside the validator's guarded runs (a timing, a wrapper call in a test or a
-// benchmark), one per tensor in binding order, each its tensor's bytes at the case's dims rounded up to 4: the
-// case's inputs uploaded, and each output filled with poison(dtype, 0), so that an element no call writes shows.
+// The buffers of one call of an op outside the validator's guarded runs (a timing, a wrapper call in a test
+// or a benchmark), one per tensor in binding order, each exactly its tensor's bytes at the case's dims (what
+// the generated op binds): the case's inputs uploaded, and each output filled with poison(dtype, 0), so that
+// an element no call writes shows.
 std::vector<Buffer> case_buffers(Device& device, const OpSpec& spec, const TestCase& test_case);
 
 // The outputs the buffers hold, read back at these dims.
