@@ -10,7 +10,7 @@ PyTorch's is measured the same way with CUDA events: the same 256 MiB flush befo
 is off, so fp32 matmul and convolution are fp32 in both, and f16 and bf16 products are summed in f32.
 
     python3 benchmarks/compare/compare.py --build build [--ops relu,add] [--peaks build/kernelgen/candidates/device_peaks.json]
-                                          [--processes 2]
+                                          [--processes 2] [--chosen-only]
 
 Prints a Markdown table: op, the size, both times, kernelgen's GB/s and GFLOP/s, its fraction of the device's
 measured peak (when the peaks file is given), and the ratio PyTorch time / kernelgen time (above 1: kernelgen
@@ -84,6 +84,8 @@ def main():
     parser.add_argument("--build", type=pathlib.Path, default=pathlib.Path("build"))
     parser.add_argument("--ops", help="comma-separated ops (default: every catalog op built)")
     parser.add_argument("--peaks", type=pathlib.Path, help="kernelgen's device_peaks.json, for %% of peak")
+    parser.add_argument("--chosen-only", action="store_true",
+                        help="time only the kernel this GPU runs, not the op's other variants and portable kernel")
     parser.add_argument("--processes", type=int, default=2,
                         help="runs of each benchmark process; the table takes the smaller median (default 2)")
     args = parser.parse_args()
@@ -108,9 +110,10 @@ def main():
         # GPU runs (a variant it cannot run times the portable kernel, and is left out below), then its own kernel.
         runs = [(op, None)]
         names = [variant["name"] for variant in spec.get("variants", [])]
-        runs += [(f"{op} ({name})", name) for name in names[1:]]
-        if names:
-            runs.append((f"{op} (portable kernel)", "none"))
+        if not args.chosen_only:
+            runs += [(f"{op} ({name})", name) for name in names[1:]]
+            if names:
+                runs.append((f"{op} (portable kernel)", "none"))
         for label, variant in runs:
             try:
                 processes = [kernelgen_time(args.build, op, variant) for _ in range(max(args.processes, 1))]
