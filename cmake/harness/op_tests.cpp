@@ -11,12 +11,15 @@
 #include <kernelgen/files.hpp>
 #include <kernelgen/validation/case_buffers.hpp>
 #include <kernelgen/validation/cases.hpp>
+#include <kernelgen/validation/protocol.hpp>
 #include <kernelgen/validation/sizes.hpp>
 #include <kernelgen/validation/timed_output.hpp>
 #include <kernelgen/validation/validate.hpp>
 #include <kernelgen/validation/validation_devices.hpp>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace kernelgen::harness {
 
@@ -42,6 +45,21 @@ Verdict validate(Device& device, const OpUnderTest& op, const OpSpec& spec, std:
                          {seed_for_this_run(op), 0, stress_runs_from_environment()});
 }
 
+// The protocol of these validation devices when it is full, or reduced and accepted by KERNELGEN_REDUCED_VALIDATION=1
+// (said on stdout); otherwise a failure naming what is missing and what to install, and nullopt: nothing is
+// validated.
+std::optional<ValidationProtocol> allowed_protocol(const OpUnderTest& op, const std::vector<DeviceInfo>& devices) {
+  const ValidationProtocol protocol = validation_protocol_here(devices);
+  const char* accept = std::getenv("KERNELGEN_REDUCED_VALIDATION");
+  if (auto refused = reduced_validation_refused(
+          protocol, accepts_reduced_validation(accept ? std::optional<std::string>(accept) : std::nullopt))) {
+    ADD_FAILURE() << "op " << op.name << ": " << *refused;
+    return std::nullopt;
+  }
+  if (!protocol.full()) std::printf("kernelgen: op %s: %s\n", op.name, reduced_validation_accepted(protocol).c_str());
+  return protocol;
+}
+
 // `source` compiles, to `spirv`.
 void expect_compiles_to(const std::string& source, std::span<const uint32_t> spirv, const std::string& what) {
   const Compilation compiled = compile_glsl(read_file(source));
@@ -55,16 +73,27 @@ void expect_compiles_to(const std::string& source, std::span<const uint32_t> spi
 
 void checked_in_kernel_passes_validation(const OpUnderTest& op) {
   const OpSpec spec = spec_of(op);
+  const std::vector<DeviceInfo> devices = validation_devices_from_environment();
+  const auto protocol = allowed_protocol(op, devices);
+  if (!protocol) return;
   int validated = 0;
-  for (const DeviceInfo& on : validation_devices_from_environment()) {
+  for (const DeviceInfo& on : devices) {
     DeviceOptions options = validation_device_options();
     options.selector = std::to_string(on.index);
-    Device device(options);
+    std::optional<Device> opened;
+    try {
+      opened.emplace(options);
+    } catch (const std::exception& error) {  // never a quiet validation on fewer devices
+      ADD_FAILURE() << "validation device " << on.index << " (" << on.name << ") cannot be created: " << error.what();
+      continue;
+    }
+    Device& device = *opened;
     if (auto unsupported = unsupported_on(spec, device.info(), op.spirv)) {
       std::printf("kernelgen: op %s: not validated on %s: %s\n", op.name, on.name.c_str(), unsupported->c_str());
       continue;
     }
-    const Verdict verdict = validate(device, op, spec, op.spirv, op.dispatch);
+    Verdict verdict = validate(device, op, spec, op.spirv, op.dispatch);
+    verdict.reduced = protocol->missing;
     ++validated;
     if (!verdict.passed()) {  // validation stopped at the failing size
       ADD_FAILURE() << "on " << on.name << ": " << describe(verdict);
@@ -150,18 +179,22 @@ void the_wrapper_runs_the_first_variant_this_device_runs(const OpUnderTest& op) 
 void every_variant_this_device_can_run_passes_validation(const OpUnderTest& op) {
   const OpSpec spec = spec_of(op);
   Device device(validation_device_options());
-  int validated = 0;
+  std::vector<const Variant*> runnable;
   for (const Variant& variant : op.variants) {
-    if (!runs_on(device.info(), variant.spirv)) {
+    if (runs_on(device.info(), variant.spirv))
+      runnable.push_back(&variant);
+    else
       std::printf("kernelgen: op %s: variant %s not run: %s cannot run it\n", op.name, variant.name,
                   device.info().name.c_str());
-      continue;
-    }
-    const Verdict verdict = validate(device, op, spec, variant.spirv, variant.dispatch);
-    EXPECT_TRUE(verdict.passed()) << "variant " << variant.name << ": " << describe(verdict);
-    ++validated;
   }
-  if (validated == 0) GTEST_SKIP() << "no variant of op " << op.name << " runs on " << device.info().name;
+  if (runnable.empty()) GTEST_SKIP() << "no variant of op " << op.name << " runs on " << device.info().name;
+  // Refused as the build step refuses it: by what this machine offers, not by what the variant can run on.
+  if (!allowed_protocol(op, validation_devices_from_environment())) return;
+  for (const Variant* variant : runnable) {
+    Verdict verdict = validate(device, op, spec, variant->spirv, variant->dispatch);
+    verdict.reduced = validation_protocol_here({device.info()}).missing;  // validated here on this device alone
+    EXPECT_TRUE(verdict.passed()) << "variant " << variant->name << ": " << describe(verdict);
+  }
 }
 
 }  // namespace kernelgen::harness

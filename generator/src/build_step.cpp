@@ -13,6 +13,7 @@
 #include "kernelgen/candidate.hpp"
 #include "kernelgen/compile.hpp"
 #include "kernelgen/validation/cases.hpp"
+#include "kernelgen/validation/isolated_validation.hpp"
 #include "kernelgen/validation/protocol.hpp"
 #include "kernelgen/validation/validation_devices.hpp"
 #include "kernelgen/device.hpp"
@@ -228,12 +229,27 @@ void configure_validation(const BuildStepOptions& options, const llm::SettingSou
   config.stress_runs = stress_runs_from_environment();
   config.isolation.timeout_s = validation_timeout(sources.get("KERNELGEN_VALIDATION_TIMEOUT_S"));
   // This process never runs a candidate: each is validated in a child process on a device of its own.
-  config.isolation.devices = validation_devices(sources.get("KERNELGEN_VALIDATION_DEVICES"), Device::list(), device);
+  config.isolation.devices = validation_devices_here(sources.get("KERNELGEN_VALIDATION_DEVICES"), device);
   // The probe kernels are kernelgen's own: they run here, once per device and driver.
   if (!options.log_dir.empty()) config.peaks = cached_device_peaks(device, options.log_dir / "device_peaks.json");
   config.on_progress = [](const SearchProgress& progress) {
     std::fprintf(stderr, "kernelgen: %s\n", describe_progress(progress).c_str());
   };
+}
+
+// Whether `what` (a search, a declared KERNEL, a variant) may be validated on these devices: the full protocol, or a
+// reduced one that KERNELGEN_REDUCED_VALIDATION=1 accepts, which it says. Returns the exit code.
+int refuse_reduced_validation(const std::string& what, const std::vector<DeviceInfo>& devices,
+                              const llm::SettingSources& sources) {
+  const ValidationProtocol protocol = validation_protocol_here(devices);
+  const bool accepted = accepts_reduced_validation(sources.get("KERNELGEN_REDUCED_VALIDATION"));
+  if (auto refused = reduced_validation_refused(protocol, accepted)) {
+    std::fprintf(stderr, "kernelgen: %s: %s\n", what.c_str(), refused->c_str());
+    return 1;
+  }
+  if (!protocol.full())
+    std::fprintf(stderr, "kernelgen: %s: %s\n", what.c_str(), reduced_validation_accepted(protocol).c_str());
+  return 0;
 }
 
 // The search settings of the op and of the build; on a problem it says what and returns the exit code.
@@ -274,19 +290,8 @@ int configure_search(const BuildStepOptions& options, const OpSpec& spec, const 
     }
   }
   configure_validation(options, sources, device, config);
-  // A model's kernels are validated by the full protocol unless the build accepts less, saying so.
-  if (config.provider) {
-    const ValidationProtocol protocol = validation_protocol(config.isolation.devices, Device::validation_layer_available());
-    const auto accept = sources.get("KERNELGEN_REDUCED_VALIDATION");
-    if (auto refused = reduced_validation_refused(protocol, accept && *accept == "1")) {
-      std::fprintf(stderr, "kernelgen: op '%s': %s\n", spec.name.c_str(), refused->c_str());
-      return 1;
-    }
-    if (!protocol.full())
-      std::fprintf(stderr, "kernelgen: op '%s': reduced validation, as KERNELGEN_REDUCED_VALIDATION=1 accepts: %s\n",
-                   spec.name.c_str(), describe_missing(protocol.missing).c_str());
-  }
-  return 0;
+  // A model's kernels and a declared KERNEL alike are validated by the full protocol unless the build accepts less.
+  return refuse_reduced_validation("op '" + spec.name + "'", config.isolation.devices, sources);
 }
 
 // A kept kernel, reached by this search on the device that chose it: its manifest's search.chosen_among gains
@@ -295,7 +300,7 @@ int configure_search(const BuildStepOptions& options, const OpSpec& spec, const 
 // in manifest.json as it lies; the kernel's other files are not touched.
 void record_chosen_among(const OpSpec& spec, const SearchOutcome& outcome, const DeviceInfo& device,
                          GeneratedKernel& kept) {
-  if (chosen_on(kept.manifest) != device.name || !outcome.incumbent) return;
+  if (chosen_on(kept.manifest) != device.name || !outcome.incumbent || !outcome.incumbent->correct()) return;
   const std::vector<std::string> before = chosen_among(kept.manifest);
   const std::vector<std::string> after = merged_hashes(before, outcome.correct_sources);
   if (after == before) return;
@@ -308,6 +313,27 @@ void record_chosen_among(const OpSpec& spec, const SearchOutcome& outcome, const
   std::fprintf(stderr,
                "kernelgen: op '%s': its manifest now records the %zu correct candidates it was chosen among (%zu new)\n",
                spec.name.c_str(), after.size(), after.size() - before.size());
+}
+
+// The checked-in kernel as this search validated it (SearchOutcome::incumbent), or, where the search did not reach
+// it and it was chosen on another device (the one case that keeps a kernel without timing it here), as validated
+// now on the search's devices, untimed: a kernel is kept only where it passes this search's validation.
+std::optional<CandidateRecord> incumbent_as_validated_here(const OpSpec& spec, const SearchOutcome& outcome,
+                                                           const GeneratedKernel& incumbent, const DeviceInfo& device,
+                                                           const SearchConfig& config, bool replace) {
+  if (outcome.incumbent) return outcome.incumbent;
+  if (replace || content_hash(outcome.best->glsl) == incumbent.manifest.source_hash ||
+      chosen_on(incumbent.manifest) == device.name)
+    return std::nullopt;
+  CandidateRecord record;
+  record.glsl = incumbent.source;
+  record.origin = (std::filesystem::path(spec.generated_dir) / "kernel.comp").string();
+  record.verdict =
+      evaluate_isolated(config.isolation, spec, incumbent.source, {config.base_seed, 0, config.stress_runs});
+  std::fprintf(stderr, "kernelgen: op '%s': the checked-in kernel, chosen on %s, is none of this search's candidates; "
+               "validated here: %s\n", spec.name.c_str(), chosen_on(incumbent.manifest).c_str(),
+               status_name(record.verdict.status));
+  return record;
 }
 
 // Runs the search, checks the best kernel in unless `keep` is the best (the checked-in one, in an
@@ -329,8 +355,10 @@ int search_and_check_in(const BuildStepOptions& options, const OpSpec& spec, con
     return 1;
   }
   if (incumbent) {
+    const std::optional<CandidateRecord> incumbent_here =
+        incumbent_as_validated_here(spec, outcome, *incumbent, device, config, replace);
     const ReplacementDecision decision =
-        decide_replacement(incumbent->manifest, *outcome.best, outcome.incumbent ? &*outcome.incumbent : nullptr,
+        decide_replacement(incumbent->manifest, *outcome.best, incumbent_here ? &*incumbent_here : nullptr,
                            outcome.correct_sources, device.name, replace);
     std::fprintf(stderr, "kernelgen: op '%s': %s\n", spec.name.c_str(), decision.reason.c_str());
     bool replaces = decision.action == ReplacementDecision::Action::replace;
@@ -421,6 +449,9 @@ int build_variant(const BuildStepOptions& options, const OpSpec& spec, const Var
     return 1;
   }
   std::fprintf(stderr, "kernelgen: %s: %s\n", what.c_str(), why.c_str());
+  // Judged by what this machine offers: a device that has them but cannot run the variant (lavapipe and
+  // cooperative matrices) is no piece to install, and the verdict still lists what validated it.
+  if (const int refused = refuse_reduced_validation(what, config.isolation.devices, sources)) return refused;
   // The first device times the kernel: the build's own where it can run it.
   std::stable_partition(able.begin(), able.end(), [&](const DeviceInfo& d) { return d.index == device.index; });
   config.isolation.devices = able;

@@ -18,6 +18,7 @@
 #include "kernelgen/resource_spec.hpp"
 #include "kernelgen/validation/cases.hpp"
 #include "kernelgen/validation/isolated_validation.hpp"
+#include "kernelgen/validation/protocol.hpp"
 #include "kernelgen/validation/validation_devices.hpp"
 
 namespace {
@@ -36,7 +37,7 @@ kernelgen::OpSpec load_spec(const std::string& spec_path, const std::vector<std:
 
 int validate_command(const std::string& spec_path, std::filesystem::path reference_module,
                      const std::string& kernel_path, bool json_output, int timing_runs, double timeout_s,
-                     const std::vector<std::string>& dims) {
+                     const std::vector<std::string>& dims, bool reduced) {
   const kernelgen::OpSpec spec = load_spec(spec_path, dims);
   if (reference_module.empty()) reference_module = kernelgen::default_reference_module(spec_path);
   kernelgen::load_reference(reference_module, spec.name);  // fails here, rather than in every worker
@@ -45,6 +46,20 @@ int validate_command(const std::string& spec_path, std::filesystem::path referen
   // A variant on cooperative matrices is validated on the devices that can run it, as the build step does; where
   // none can, on all of them, whose verdict says what the kernel needs.
   const std::vector<kernelgen::DeviceInfo> devices = kernelgen::validation_devices_from_environment();
+  // What this machine offers, as the build step judges it: the full protocol, or a reduced one asked for.
+  const kernelgen::ValidationProtocol protocol = kernelgen::validation_protocol_here(devices);
+  const char* setting = std::getenv("KERNELGEN_REDUCED_VALIDATION");
+  const bool accepted_by_setting =
+      kernelgen::accepts_reduced_validation(setting ? std::optional<std::string>(setting) : std::nullopt);
+  if (auto refused = kernelgen::reduced_validation_refused(protocol, reduced || accepted_by_setting)) {
+    std::fprintf(stderr, "kernelgen: %s: %s\n", kernel_path.c_str(), refused->c_str());
+    return 2;
+  }
+  if (!protocol.full()) {
+    const std::string by = reduced ? "--reduced" : "KERNELGEN_REDUCED_VALIDATION=1";
+    std::fprintf(stderr, "kernelgen: %s: %s\n", kernel_path.c_str(),
+                 kernelgen::reduced_validation_accepted(protocol, by).c_str());
+  }
   const kernelgen::DevicesForKernel split = kernelgen::devices_that_run(devices, source);
   if (!split.able.empty())
     for (const auto& [device, lacking] : split.unable)
@@ -139,6 +154,7 @@ int main(int argc, char** argv) {
   const std::string reference_help =
       "the op's reference module (default: reference.so beside the spec, where kernelgen_add_op builds it)";
   bool json_output = false;
+  bool reduced = false;
   int timing_runs = 0;
   std::optional<double> timeout_s;
   std::vector<std::string> dims_settings;
@@ -149,6 +165,9 @@ int main(int argc, char** argv) {
   validate->add_option("--kernel", kernel_path, "GLSL compute shader (.comp)")->required()->check(CLI::ExistingFile);
   validate->add_option("--reference", reference_module, reference_help);
   validate->add_flag("--json", json_output, "print the verdict as one JSON object");
+  validate->add_flag("--reduced", reduced,
+                     "validate even without a CPU Vulkan device (lavapipe) or the Khronos validation layer, as "
+                     "KERNELGEN_REDUCED_VALIDATION=1 does; the verdict names what was missing");
   validate->add_option("--time", timing_runs, "time the kernel over N GPU-timestamped runs when it passes");
   validate->add_option("--dims", dims_settings,
                        "validate at these sizes instead of the op's DIMS: NAME=size[,size...] per dim, e.g. "
@@ -164,7 +183,7 @@ int main(int argc, char** argv) {
   kernelgen validate --spec build/kernelgen/matmul/spec.json --kernel my_matmul.comp --dims m=130 k=4096 n=130
   KERNELGEN_SEED=0x1234 kernelgen validate --spec build/kernelgen/relu/spec.json --kernel my_relu.comp
 Exit status: 0 passed, 1 rejected, 2 could not validate (no reference for the op, unreadable file, bad
-arguments).)");
+arguments, no CPU Vulkan device or Khronos layer without --reduced).)");
 
   // The child process of every validation (isolated_validation.hpp); not for people.
   auto* worker = app.add_subcommand("validate-worker", "validate one candidate read as JSON from stdin")->group("");
@@ -269,7 +288,7 @@ Examples:
       const double limit =
           timeout_s ? *timeout_s : kernelgen::validation_timeout(setting ? std::optional<std::string>(setting) : std::nullopt);
       return validate_command(spec_path, reference_module, kernel_path, json_output, timing_runs, limit,
-                              dims_settings);
+                              dims_settings, reduced);
     }
     if (*build_op) {
       step.explicit_settings = explicit_settings(settings);

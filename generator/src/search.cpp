@@ -342,10 +342,12 @@ class Search {
     count_usage(record.completion, record.cost_usd);
     ++progress_.samples_done;
     ++outcome_.candidates;
+    // The checked-in kernel as validated here: a failure of it stands over any pass.
+    if (!config_.incumbent_source.empty() && record.glsl == config_.incumbent_source &&
+        (!outcome_.incumbent || (outcome_.incumbent->correct() && !record.correct())))
+      outcome_.incumbent = record;
     if (record.correct()) {
       ++progress_.accepted;
-      if (!outcome_.incumbent && !config_.incumbent_source.empty() && record.glsl == config_.incumbent_source)
-        outcome_.incumbent = record;
       if (!outcome_.best || replaces(record, *outcome_.best)) {
         outcome_.best = record;
         outcome_.best_binary = binary;

@@ -60,6 +60,35 @@ TEST(DecideReplacement, AKernelChosenOnAnotherDeviceIsKeptAndThisDevicesPickIsNa
   EXPECT_NE(decision.reason.find("KERNELGEN_REPLACE=1"), std::string::npos) << decision.reason;
 }
 
+// Its twin is the test above: the same kernel, passing here, is kept.
+TEST(DecideReplacement, AKernelThatFailsThisSearchsValidationIsReplacedWhoeverChoseIt) {
+  const CandidateRecord best = timed("kernel B", 1000.0, 1.0, kLavapipe);
+  CandidateRecord incumbent = timed("kernel A", 10.0, 1.0, kLavapipe);
+  incumbent.verdict.status = Status::INCORRECT_NUMERICAL;
+  incumbent.verdict.reason = "case normal at batch=3: 4 mismatches";
+  incumbent.verdict.timing.reset();
+  Manifest chosen_elsewhere = checked_in("kernel A", kH100);
+  const ReplacementDecision decision =
+      decide_replacement(chosen_elsewhere, best, &incumbent, {}, kLavapipe, false);
+  EXPECT_EQ(decision.action, Action::replace);
+  EXPECT_NE(decision.reason.find("fails this search's validation (INCORRECT_NUMERICAL: case normal"), std::string::npos)
+      << decision.reason;
+
+  // Nor on its own device, chosen among these very candidates.
+  Manifest chosen_here = checked_in("kernel A", kLavapipe);
+  const std::vector<std::string> both = merged_hashes({content_hash("kernel A")}, {content_hash("kernel B")});
+  chosen_here.search = {{"chosen_among", both}};
+  EXPECT_EQ(decide_replacement(chosen_here, best, &incumbent, both, kLavapipe, false).action, Action::replace);
+}
+
+TEST(DecideReplacement, AKernelChosenOnAnotherDeviceThatThisSearchDidNotValidateIsNotKept) {
+  const CandidateRecord best = timed("kernel B", 10.0, 1.0, kLavapipe);
+  const ReplacementDecision decision =
+      decide_replacement(checked_in("kernel A", kH100), best, nullptr, {}, kLavapipe, false);
+  EXPECT_EQ(decision.action, Action::replace);
+  EXPECT_NE(decision.reason.find("not among this search's candidates"), std::string::npos) << decision.reason;
+}
+
 TEST(DecideReplacement, ReplaceChecksInThisDevicesPickOverAnotherDevicesKernel) {
   const CandidateRecord best = timed("kernel B", 10.0, 1.0, kLavapipe);
   EXPECT_EQ(decide_replacement(checked_in("kernel A", kH100), best, nullptr, {}, kLavapipe, true).action, Action::replace);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "op_under_test.hpp"  // relu's, in its build directory
+#include "runtime/scoped_env.hpp"
 
 namespace kernelgen::harness {
 namespace {
@@ -96,6 +97,65 @@ TEST(OpHarness, AKernelThatWritesHalfItsOutputFailsValidation) {
   wrong.spirv = writes_half;
   wrong.dispatch = "batch * 4 1 1";
   EXPECT_NONFATAL_FAILURE(checked_in_kernel_passes_validation(wrong), "INCORRECT_NUMERICAL");
+}
+
+// This machine as one without the Khronos layer (VK_LAYER_PATH at an empty folder; the layer's messages that CI's
+// test preset turns on need it, so off) or without a CPU device (KERNELGEN_TEST_DEVICE_TYPE=discrete: lavapipe
+// taken for a GPU alone), and without KERNELGEN_REDUCED_VALIDATION.
+class Missing {
+ public:
+  enum Piece { layer, cpu_device };
+  explicit Missing(Piece piece)
+      : layer_path_("VK_LAYER_PATH", piece == layer ? empty_folder().c_str() : std::getenv("VK_LAYER_PATH")),
+        type_("KERNELGEN_TEST_DEVICE_TYPE", piece == cpu_device ? "discrete" : nullptr) {}
+
+ private:
+  static std::string empty_folder() {
+    const auto folder = std::filesystem::temp_directory_path() / "kernelgen_op_harness_no_layers";
+    std::filesystem::create_directories(folder);
+    return folder.string();
+  }
+  test::ScopedEnv layer_path_;
+  test::ScopedEnv add_layer_path_{"VK_ADD_LAYER_PATH", nullptr};
+  test::ScopedEnv layer_messages_{"KERNELGEN_VK_VALIDATION", "0"};
+  test::ScopedEnv type_;
+  test::ScopedEnv not_accepted_{"KERNELGEN_REDUCED_VALIDATION", nullptr};
+};
+
+// relu with its own kernel declared again as a variant: one every device runs.
+OpUnderTest with_a_variant() {
+  OpUnderTest op = relu_under_test();
+  op.variants = {Variant{"same", op.spirv, op.dispatch}};
+  return op;
+}
+
+TEST(OpHarness, WithoutTheLayerOrACpuDeviceTheValidationChecksFailNamingWhatToInstall) {
+  for (const auto& [piece, named] :
+       {std::pair{Missing::layer, "no Khronos validation layer (vulkan-validationlayers)"},
+        std::pair{Missing::cpu_device, "no CPU Vulkan device (lavapipe: mesa-vulkan-drivers)"}}) {
+    SCOPED_TRACE(named);
+    const Missing missing(piece);
+    EXPECT_NONFATAL_FAILURE(checked_in_kernel_passes_validation(relu_under_test()), named);
+    EXPECT_NONFATAL_FAILURE(every_variant_this_device_can_run_passes_validation(with_a_variant()), named);
+    EXPECT_NONFATAL_FAILURE(checked_in_kernel_passes_validation(relu_under_test()), "KERNELGEN_REDUCED_VALIDATION=1");
+  }
+}
+
+TEST(OpHarness, ReducedValidationAcceptedValidatesAndSaysSo) {
+  const Missing missing(Missing::layer);
+  const test::ScopedEnv accepted("KERNELGEN_REDUCED_VALIDATION", "1");
+  ::testing::internal::CaptureStdout();
+  checked_in_kernel_passes_validation(relu_under_test());
+  every_variant_this_device_can_run_passes_validation(with_a_variant());
+  const std::string said = ::testing::internal::GetCapturedStdout();
+  EXPECT_NE(said.find("kernelgen: op relu: reduced validation, as KERNELGEN_REDUCED_VALIDATION=1 accepts: no Khronos "
+                      "validation layer (vulkan-validationlayers)"),
+            std::string::npos)
+      << said;
+}
+
+TEST(OpHarness, AVariantThisDeviceRunsPassesValidationUnderTheFullProtocol) {
+  every_variant_this_device_can_run_passes_validation(with_a_variant());
 }
 
 // Each run in a process of its own (a death test's, the test program run again), since Google Benchmark runs

@@ -95,6 +95,25 @@ TEST(IsolatedValidation, ValidatesOnEveryDeviceListedAndNamesThemAll) {
   EXPECT_TRUE(no_child_left());
 }
 
+// A validation device that cannot be created (here: one the loader no longer lists) is an error naming it and why,
+// not a validation on the others alone; its twin above validates on both.
+TEST(IsolatedValidation, AValidationDeviceThatCannotBeCreatedIsAnErrorNamingIt) {
+  const DeviceInfo selected = Device::describe_selected();
+  DeviceInfo vanished = selected;
+  vanished.index = 97;
+  vanished.name = "Vanished GPU";
+  IsolationSettings on_two = settings();
+  on_two.devices = {selected, vanished};
+  try {
+    evaluate_isolated(on_two, relu_spec(), relu(), {base_seed_from_environment(), 0});
+    ADD_FAILURE() << "validated without the device it could not create";
+  } catch (const std::runtime_error& error) {
+    EXPECT_THAT(error.what(), HasSubstr("validation device 97 (Vanished GPU) cannot be created: "));
+    EXPECT_THAT(error.what(), HasSubstr("KERNELGEN_VALIDATION_DEVICES"));
+  }
+  EXPECT_TRUE(no_child_left());
+}
+
 TEST(IsolatedValidation, ARejectionOnOneOfSeveralDevicesNamesThatDevice) {
   const DeviceInfo selected = Device::describe_selected();
   IsolationSettings on_two = settings();

@@ -10,13 +10,16 @@
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "fake_llm_server.hpp"
 #include "generator/scratch_dir.hpp"
+#include "kernelgen/compile.hpp"
 #include "kernelgen/files.hpp"
 #include "kernelgen/hash.hpp"
+#include "kernelgen/manifest.hpp"
 #include "relu_replies.hpp"
 #include "runtime/scoped_env.hpp"
 
@@ -92,6 +95,7 @@ class BuildOp : public ::testing::Test {
   test::ScopedEnv no_model_{"KERNELGEN_MODEL", nullptr};
   test::ScopedEnv no_prices_{"KERNELGEN_PRICES", nullptr};
   test::ScopedEnv no_record_{"KERNELGEN_RECORD", nullptr};
+  test::ScopedEnv no_reduced_{"KERNELGEN_REDUCED_VALIDATION", nullptr};
   // git looks for the work tree no further up than the scratch folder.
   test::ScopedEnv git_ceiling_{"GIT_CEILING_DIRECTORIES", dir_.path().c_str()};
 };
@@ -152,6 +156,9 @@ std::string without_the_layer(const fs::path& scratch) {
   return "VK_LAYER_PATH=" + no_layers.string() + " VK_ADD_LAYER_PATH= KERNELGEN_VK_VALIDATION=0";
 }
 
+// The environment prefix of a build that sees no CPU device: lavapipe taken for a GPU alone (validation_devices.hpp).
+const std::string kWithoutACpuDevice = "KERNELGEN_TEST_DEVICE_TYPE=discrete";
+
 TEST_F(BuildOp, AModelsSearchOnReducedValidationStopsNamingWhatIsMissing) {
   server_.set_responder(
       [](const test::ReceivedRequest&, size_t) { return test::openai_reply(test::fenced(test::kReluKernel)); });
@@ -163,6 +170,12 @@ TEST_F(BuildOp, AModelsSearchOnReducedValidationStopsNamingWhatIsMissing) {
                             HasSubstr("KERNELGEN_REDUCED_VALIDATION=1")));
   EXPECT_EQ(server_.request_count(), 0u);
   EXPECT_FALSE(fs::exists(dir_.path() / "generated" / "relu" / "manifest.json"));
+
+  EXPECT_EQ(build_op(spec, "", output, kWithoutACpuDevice), 1);
+  EXPECT_THAT(output, AllOf(HasSubstr("op 'relu': validation here would be reduced: no CPU Vulkan device (lavapipe: "
+                                      "mesa-vulkan-drivers)"),
+                            HasSubstr("apt-get install mesa-vulkan-drivers)")));
+  EXPECT_EQ(server_.request_count(), 0u);
 }
 
 TEST_F(BuildOp, ReducedValidationAcceptedIsRecordedInTheManifest) {
@@ -176,6 +189,73 @@ TEST_F(BuildOp, ReducedValidationAcceptedIsRecordedInTheManifest) {
   const json manifest = json::parse(read_file(dir_.path() / "generated" / "relu" / "manifest.json"));
   EXPECT_EQ(manifest["validation"]["mode"], "reduced");
   EXPECT_EQ(manifest["validation"]["missing"], json::array({"validation_layer"}));
+}
+
+class DeclaredOp : public BuildOp {
+ protected:
+  // relu's spec declaring test::kReluKernel as its KERNEL and, given one, `variant` as VARIANTS same=<file>.
+  fs::path declared(const std::optional<std::string>& variant = std::nullopt) {
+    const fs::path spec = spec_with(json::object());
+    json text = json::parse(read_file(spec));
+    write_file_atomic(dir_.path() / "my_relu.comp", test::kReluKernel);
+    text["kernel"] = (dir_.path() / "my_relu.comp").string();
+    if (variant) {
+      write_file_atomic(dir_.path() / "same.comp", *variant);
+      text["variants"] = json::array({{{"name", "same"}, {"kernel", (dir_.path() / "same.comp").string()}}});
+    }
+    write_file_atomic(spec, text.dump(2));
+    return spec;
+  }
+
+  json manifest_at(const fs::path& relative) const {
+    return json::parse(read_file(dir_.path() / "generated" / "relu" / relative / "manifest.json"));
+  }
+};
+
+TEST_F(DeclaredOp, UnderTheFullProtocolItsManifestSaysFull) {
+  std::string output;
+  ASSERT_EQ(build_op(declared(), "", output), 0) << output;
+  EXPECT_THAT(output, Not(HasSubstr("reduced")));
+  EXPECT_EQ(manifest_at("")["validation"]["mode"], "full");
+  EXPECT_FALSE(manifest_at("")["validation"].contains("missing"));
+}
+
+TEST_F(DeclaredOp, OnReducedValidationItStopsNamingWhatIsMissingUnlessAcceptedThenItsManifestSaysSo) {
+  const fs::path spec = declared();
+  const std::string gpu_alone = without_the_layer(dir_.path()) + " " + kWithoutACpuDevice;
+  std::string output;
+  EXPECT_EQ(build_op(spec, "", output, gpu_alone), 1);
+  EXPECT_THAT(output, AllOf(HasSubstr("op 'relu': validation here would be reduced: no CPU Vulkan device (lavapipe: "
+                                      "mesa-vulkan-drivers), no Khronos validation layer (vulkan-validationlayers)"),
+                            HasSubstr("apt-get install mesa-vulkan-drivers vulkan-validationlayers)"),
+                            HasSubstr("KERNELGEN_REDUCED_VALIDATION=1")));
+  EXPECT_FALSE(fs::exists(dir_.path() / "generated" / "relu" / "manifest.json"));
+
+  ASSERT_EQ(build_op(spec, "", output, gpu_alone + " KERNELGEN_REDUCED_VALIDATION=1"), 0) << output;
+  EXPECT_THAT(output, HasSubstr("op 'relu': reduced validation, as KERNELGEN_REDUCED_VALIDATION=1 accepts"));
+  EXPECT_EQ(manifest_at("")["validation"]["mode"], "reduced");
+  EXPECT_EQ(manifest_at("")["validation"]["missing"], json::array({"cpu_device", "validation_layer"}));
+}
+
+TEST_F(DeclaredOp, AVariantOnReducedValidationStopsUnlessAcceptedThenItsManifestSaysSo) {
+  // Checked in under the full protocol, then changed: the op's own kernel stays current, the variant is validated.
+  std::string output;
+  ASSERT_EQ(build_op(declared(test::kReluKernel), "", output), 0) << output;
+  EXPECT_EQ(manifest_at("variants/same")["validation"]["mode"], "full");
+  const std::string before = read_file(dir_.path() / "generated" / "relu" / "variants" / "same" / "manifest.json");
+  const fs::path spec = declared(test::kReluKernel + "// edited\n");
+
+  EXPECT_EQ(build_op(spec, "", output, without_the_layer(dir_.path())), 1);
+  EXPECT_THAT(output, AllOf(HasSubstr("op 'relu': variant 'same': validation here would be reduced: no Khronos "
+                                      "validation layer (vulkan-validationlayers)"),
+                            Not(HasSubstr("op 'relu': validation here would be reduced"))));
+  EXPECT_EQ(read_file(dir_.path() / "generated" / "relu" / "variants" / "same" / "manifest.json"), before);
+
+  ASSERT_EQ(build_op(spec, "", output, without_the_layer(dir_.path()) + " KERNELGEN_REDUCED_VALIDATION=1"), 0)
+      << output;
+  EXPECT_THAT(output, HasSubstr("variant 'same': reduced validation, as KERNELGEN_REDUCED_VALIDATION=1 accepts"));
+  EXPECT_EQ(manifest_at("variants/same")["validation"]["mode"], "reduced");
+  EXPECT_EQ(manifest_at("variants/same")["validation"]["missing"], json::array({"validation_layer"}));
 }
 
 TEST_F(BuildOp, DotenvThatGitWouldCommitIsWarnedAbout) {
@@ -321,6 +401,16 @@ class RegenerateOp : public OptimiseOp {
   std::string checked_in_file(const std::string& name) const {
     return read_file(dir_.path() / "generated" / "relu" / name);
   }
+
+  // The checked-in kernel made `source` (of test::kReluKernel's grid and workgroup), as if chosen on `device`.
+  void check_in_as_chosen_on(const std::string& source, const std::string& device) {
+    GeneratedKernel kernel{parse_manifest(manifest()), source, compile_glsl(source).spirv};
+    kernel.manifest.source_hash = content_hash(kernel.source);
+    kernel.manifest.spirv_hash = content_hash(kernel.spirv);
+    kernel.manifest.search["chosen_on"] = device;
+    kernel.manifest.search.erase("chosen_among");
+    write_generated(dir_.path() / "generated" / "relu", kernel);
+  }
 };
 
 TEST_F(RegenerateOp, PickingTheCheckedInKernelAgainLeavesItsFilesAsTheyWere) {
@@ -402,6 +492,48 @@ TEST_F(RegenerateOp, AKernelChosenOnAnotherDeviceIsKeptUntilReplaceIsAskedFor) {
   EXPECT_EQ(checked_in_file("kernel.comp"), test::kReluKernel);
   EXPECT_EQ(manifest()["search"]["accepted_from"], "relu/r1/s1");
   EXPECT_FALSE(manifest()["search"]["chosen_on"].get<std::string>().empty());
+}
+
+// A checked-in kernel that fails this search's validation is replaced, whoever chose it: leaky relu, as if an H100
+// had chosen it, whether the search validates it as one of its candidates or the build step validates it after.
+// Its twins: AKernelChosenOnAnotherDeviceIsKeptUntilReplaceIsAskedFor (among the candidates, passing) and
+// AKernelChosenOnAnotherDeviceThatTheSearchDidNotReachIsKeptWhenItPassesHere.
+TEST_F(RegenerateOp, AKernelChosenOnAnotherDeviceThatFailsAsOneOfThisSearchsCandidatesIsReplaced) {
+  std::string output;
+  ASSERT_EQ(replay(two_samples(test::kReluKernel, kSlowRelu), "", output), 0) << output;
+  check_in_as_chosen_on(test::kLeakyReluKernel, "NVIDIA H100 80GB HBM3");
+
+  ASSERT_EQ(replay(two_samples(test::kLeakyReluKernel, kSlowRelu), "--regenerate", output), 0) << output;
+  EXPECT_THAT(output, AllOf(HasSubstr("the checked-in kernel fails this search's validation (INCORRECT_NUMERICAL: "),
+                            HasSubstr("checking in relu/r1/s1"), Not(HasSubstr("kept the checked-in kernel"))));
+  EXPECT_EQ(checked_in_file("kernel.comp"), kSlowRelu);
+}
+
+TEST_F(RegenerateOp, AKernelChosenOnAnotherDeviceThatTheSearchDidNotReachIsReplacedWhenItFailsHere) {
+  std::string output;
+  ASSERT_EQ(replay(two_samples(test::kReluKernel, kSlowRelu), "", output), 0) << output;
+  check_in_as_chosen_on(test::kLeakyReluKernel, "NVIDIA H100 80GB HBM3");
+
+  ASSERT_EQ(replay(two_samples(kSlowRelu, test::kReplyWithoutCode), "--regenerate", output), 0) << output;
+  EXPECT_THAT(output, AllOf(HasSubstr("the checked-in kernel, chosen on NVIDIA H100 80GB HBM3, is none of this "
+                                      "search's candidates; validated here: INCORRECT_NUMERICAL"),
+                            HasSubstr("the checked-in kernel fails this search's validation (INCORRECT_NUMERICAL: "),
+                            HasSubstr("checking in relu/r1/s0")));
+  EXPECT_EQ(checked_in_file("kernel.comp"), kSlowRelu);
+}
+
+TEST_F(RegenerateOp, AKernelChosenOnAnotherDeviceThatTheSearchDidNotReachIsKeptWhenItPassesHere) {
+  std::string output;
+  ASSERT_EQ(replay(two_samples(test::kReluKernel, kSlowRelu), "", output), 0) << output;
+  check_in_as_chosen_on(test::kReluKernel, "NVIDIA H100 80GB HBM3");
+  const std::string recorded = checked_in_file("manifest.json");
+
+  ASSERT_EQ(replay(two_samples(kSlowRelu, test::kReplyWithoutCode), "--regenerate", output), 0) << output;
+  EXPECT_THAT(output, AllOf(HasSubstr("is none of this search's candidates; validated here: PASSED"),
+                            HasSubstr("kept the checked-in kernel, chosen on NVIDIA H100 80GB HBM3 and passed here"),
+                            HasSubstr("would pick relu/r1/s0")));
+  EXPECT_EQ(checked_in_file("kernel.comp"), test::kReluKernel);
+  EXPECT_EQ(checked_in_file("manifest.json"), recorded);
 }
 
 TEST_F(RegenerateOp, ANewCandidateThatDoesNotWinJoinsWhatTheKeptKernelWasChosenAmong) {

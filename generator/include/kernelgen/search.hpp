@@ -73,7 +73,8 @@ struct SearchOutcome {
   // (faster_beyond_noise), so the same candidates give the same choice from run to run.
   std::optional<CandidateRecord> best;
   std::optional<CandidateRecord> first_correct;  // the best when the optimisation rounds began
-  // The first correct candidate whose source is SearchConfig::incumbent_source, as validated and timed here.
+  // The candidate whose source is SearchConfig::incumbent_source, as validated and timed here: the first that
+  // failed where one did, else the first (correct) one; none where the search did not reach it.
   std::optional<CandidateRecord> incumbent;
   std::vector<Rejection> rejections;  // every rejected candidate, in the order they were validated
   // The content hashes (content_hash) of every correct candidate's source, sorted, without repeats: what the best

@@ -61,14 +61,19 @@ ReplacementDecision decide_replacement(const Manifest& checked_in, const Candida
   const std::string pick = best.origin + " (" + time_of(best) + ")";
   if (content_hash(best.glsl) == checked_in.source_hash)
     return {Action::keep, "this search picked the checked-in kernel again, " + pick + "; the kernel is unchanged"};
+  // Before any rule that keeps a kernel: whoever chose it, a kernel that fails here is not kept.
+  if (incumbent_here && !incumbent_here->correct())
+    return {Action::replace, "the checked-in kernel fails this search's validation (" +
+                                 std::string(status_name(incumbent_here->verdict.status)) + ": " +
+                                 incumbent_here->verdict.reason.substr(0, 200) + "); checking in " + pick};
   if (replace) return {Action::replace, "KERNELGEN_REPLACE=1: checking in this device's pick, " + pick};
+  if (!incumbent_here)
+    return {Action::replace, "the checked-in kernel was not among this search's candidates; checking in " + pick};
   const std::string chooser = chosen_on(checked_in);
   if (chooser != device)
     return {Action::keep, "kept the checked-in kernel, chosen on " + (chooser.empty() ? "an unnamed device" : chooser) +
-                       "; this device (" + device + ") would pick " + pick +
+                       " and passed here; this device (" + device + ") would pick " + pick +
                        ". KERNELGEN_REPLACE=1 checks that one in"};
-  if (!incumbent_here || !incumbent_here->correct())
-    return {Action::replace, "the checked-in kernel was not among this search's correct candidates; checking in " + pick};
   if (const std::vector<std::string> among = chosen_among(checked_in);
       !among.empty() && std::includes(among.begin(), among.end(), correct_here.begin(), correct_here.end()))
     return {Action::keep, "kept the checked-in kernel (" + time_of(*incumbent_here) + " here): it was chosen among these " +

@@ -46,6 +46,7 @@ struct WorkerAnswer {
   std::optional<Verdict> verdict;
   std::optional<std::string> error;  // it could not validate anything
   bool spec_error = false;           // ... because the spec is broken
+  bool device_error = false;         // ... because it could not create its device
 };
 
 // One line of the protocol; a line that is not one is ignored, as the worker's stdout carries nothing else.
@@ -67,6 +68,7 @@ void read_answer_line(const OpSpec& spec, const std::string& line, WorkerAnswer&
   if (message.contains("error")) {
     answer.error = message["error"].get<std::string>();
     answer.spec_error = message.value("spec_error", false);
+    answer.device_error = message.value("device_error", false);
   }
 }
 
@@ -224,17 +226,17 @@ double validation_timeout(const std::optional<std::string>& setting) {
 
 namespace {
 
-// One worker on one device (nullopt: the worker's own choice).
+// One worker on one device (null: the worker's own choice).
 Verdict evaluate_on_worker(const IsolationSettings& settings, const std::filesystem::path& tool, const OpSpec& spec,
-                           const std::string& glsl, const ValidationOptions& options,
-                           std::optional<uint32_t> device_index, KernelBinary* binary) {
+                           const std::string& glsl, const ValidationOptions& options, const DeviceInfo* device,
+                           KernelBinary* binary) {
   const double timeout_s = settings.timeout_s;
   json request = {{"spec", to_json(spec)},
                   {"glsl", glsl},
                   {"base_seed", options.base_seed},
                   {"timing_runs", options.timing_runs},
                   {"stress_runs", options.stress_runs}};
-  if (device_index) request["device"] = *device_index;
+  if (device) request["device"] = device->index;
   const ChildRun run = run_child(tool, settings.reference_module, request.dump(), timeout_s);
 
   WorkerAnswer answer;
@@ -249,6 +251,14 @@ Verdict evaluate_on_worker(const IsolationSettings& settings, const std::filesys
   if (answer.verdict) return *answer.verdict;
   if (answer.error && !run.timed_out) {
     if (answer.spec_error) throw std::invalid_argument(*answer.error);
+    // Never a quiet validation on fewer devices: each one asked for validates the kernel, or nothing does.
+    if (answer.device_error)
+      throw std::runtime_error(
+          (device ? "validation device " + std::to_string(device->index) + " (" + device->name + ")"
+                  : std::string("the validation device")) +
+          " cannot be created: " + *answer.error +
+          ". Repair or install its driver, or choose the validation devices with KERNELGEN_VALIDATION_DEVICES "
+          "(`kernelgen devices` lists them)");
     throw std::runtime_error("the validation worker could not validate anything: " + *answer.error);
   }
 
@@ -282,11 +292,10 @@ Verdict evaluate_isolated(const IsolationSettings& settings, const OpSpec& spec,
     throw std::runtime_error("the validation worker " + tool.string() + " cannot be run: " + std::strerror(errno) +
                              "; it is the kernelgen tool (`kernelgen validate-worker`)");
   if (settings.devices.empty())
-    return evaluate_on_worker(settings, tool, spec, glsl, options, std::nullopt, binary);
+    return evaluate_on_worker(settings, tool, spec, glsl, options, nullptr, binary);
 
   // The protocol these devices give, with the layer where the workers find it as this process does.
-  const std::vector<std::string> reduced =
-      validation_protocol(settings.devices, Device::validation_layer_available()).missing;
+  const std::vector<std::string> reduced = validation_protocol_here(settings.devices).missing;
   std::optional<Verdict> first;
   std::vector<std::string> passed_on;
   for (size_t d = 0; d < settings.devices.size(); ++d) {
@@ -294,7 +303,7 @@ Verdict evaluate_isolated(const IsolationSettings& settings, const OpSpec& spec,
     ValidationOptions on_this = options;
     if (d > 0) on_this.timing_runs = 0;  // timed on the first device only
     KernelBinary compiled;
-    Verdict verdict = evaluate_on_worker(settings, tool, spec, glsl, on_this, device.index, &compiled);
+    Verdict verdict = evaluate_on_worker(settings, tool, spec, glsl, on_this, &device, &compiled);
     if (binary && d == 0) *binary = compiled;
     if (!verdict.passed()) {
       if (verdict.device.empty()) verdict.device = device.name;
@@ -365,7 +374,14 @@ int run_validation_worker(const std::filesystem::path& reference_module) {
     const ReferenceFunction reference = load_reference(reference_module, spec.name);
     DeviceOptions device_options = validation_device_options();
     if (request.contains("device")) device_options.selector = std::to_string(request.at("device").get<uint32_t>());
-    Device device(device_options);
+    std::optional<Device> opened;
+    try {
+      opened.emplace(device_options);
+    } catch (const std::exception& error) {
+      channel.send({{"error", error.what()}, {"device_error", true}});
+      return 3;
+    }
+    Device& device = *opened;
     channel.send({{"device", device.info().name}});
     if (auto unsupported = unsupported_on(spec, device.info())) {
       channel.send({{"error", *unsupported}});

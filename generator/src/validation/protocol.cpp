@@ -23,13 +23,28 @@ std::string describe_missing(const std::vector<std::string>& missing) {
   return text;
 }
 
+ValidationProtocol validation_protocol_here(const std::vector<DeviceInfo>& devices) {
+  return validation_protocol(devices, Device::validation_layer_available());
+}
+
 std::optional<std::string> reduced_validation_refused(const ValidationProtocol& protocol, bool accept_reduced) {
   if (protocol.full() || accept_reduced) return std::nullopt;
+  std::string packages;
+  for (const std::string& piece : protocol.missing) {
+    if (piece == "cpu_device") packages += " mesa-vulkan-drivers";
+    if (piece == "validation_layer") packages += " vulkan-validationlayers";
+  }
   return "validation here would be reduced: " + describe_missing(protocol.missing) +
          ". Without them a kernel with a race, a subgroup-size assumption or an out-of-bounds store can pass "
-         "(docs/validation.md). Install them (apt-get install mesa-vulkan-drivers vulkan-validationlayers), or "
-         "accept reduced validation with KERNELGEN_REDUCED_VALIDATION=1: the manifest then records "
-         "validation.mode \"reduced\" and what was missing";
+         "(docs/validation.md). Install them (apt-get install" + packages + "), or accept reduced validation with "
+         "KERNELGEN_REDUCED_VALIDATION=1 (kernelgen validate: --reduced): the verdict then says so, and a manifest "
+         "records validation.mode \"reduced\" and what was missing";
+}
+
+bool accepts_reduced_validation(const std::optional<std::string>& value) { return value && *value == "1"; }
+
+std::string reduced_validation_accepted(const ValidationProtocol& protocol, const std::string& by) {
+  return "reduced validation, as " + by + " accepts: " + describe_missing(protocol.missing);
 }
 
 }  // namespace kernelgen

@@ -88,10 +88,19 @@ std::vector<DeviceInfo> validation_devices(const std::optional<std::string>& set
   return chosen;
 }
 
+std::vector<DeviceInfo> validation_devices_here(const std::optional<std::string>& setting, DeviceInfo selected) {
+  std::vector<DeviceInfo> present = Device::list();
+  if (const char* type = std::getenv("KERNELGEN_TEST_DEVICE_TYPE"); type && *type) {
+    selected.type = type;
+    for (DeviceInfo& device : present) device.type = type;
+  }
+  return validation_devices(setting, present, selected);
+}
+
 std::vector<DeviceInfo> validation_devices_from_environment() {
   const char* setting = std::getenv("KERNELGEN_VALIDATION_DEVICES");
-  return validation_devices(setting ? std::optional<std::string>(setting) : std::nullopt, Device::list(),
-                            Device::describe_selected());
+  return validation_devices_here(setting ? std::optional<std::string>(setting) : std::nullopt,
+                                 Device::describe_selected());
 }
 
 DevicesForKernel devices_that_run(const std::vector<DeviceInfo>& devices, const std::string& glsl) {

@@ -24,10 +24,12 @@ std::vector<std::string> merged_hashes(const std::vector<std::string>& earlier, 
 // completions checks in the same kernel byte for byte:
 // - the same source is the same kernel: it is kept, its files as they were (a new timing is no reason to rewrite
 //   them; the build step adds only new correct candidates to its manifest's chosen_among);
+// - a checked-in kernel that fails this search's validation is replaced by the pick, whoever chose it;
 // - with `replace` (KERNELGEN_REPLACE=1) this search's pick is checked in, whatever was;
-// - a kernel chosen on another device is kept: this device's timings say nothing of that one's;
-// - when the checked-in kernel was not among this search's correct candidates (its completion is gone, it fails
-//   now, or the search stopped before it), the pick replaces it;
+// - when this search did not validate the checked-in kernel (its completion is gone, or the search stopped before
+//   it), the pick replaces it;
+// - a kernel chosen on another device, and passed here, is kept: this device's timings say nothing of that one's
+//   (the build step validates such a kernel that the search did not reach before it decides);
 // - when every correct candidate of this search was among those the checked-in kernel was chosen from (a replay of
 //   the same cassettes), the choice stands, timed or not: timing the same kernels again on another machine of the
 //   same device name (lavapipe's on another CPU) may order two close ones the other way, and that is no new
@@ -45,7 +47,8 @@ struct ReplacementDecision {
   std::string reason;  // one line, for the build's output
 };
 
-// `incumbent_here`: the checked-in kernel as this search validated and timed it, or null. `correct_here`: the
+// `incumbent_here`: the checked-in kernel as this search validated and timed it (SearchOutcome::incumbent: failed,
+// where any of its validations failed), or null. `correct_here`: the
 // content hashes of this search's correct candidates, sorted, without repeats (SearchOutcome::correct_sources).
 ReplacementDecision decide_replacement(const Manifest& checked_in, const CandidateRecord& best,
                                        const CandidateRecord* incumbent_here,

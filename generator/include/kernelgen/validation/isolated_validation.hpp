@@ -31,8 +31,9 @@ double validation_timeout(const std::optional<std::string>& setting);
 // group: TIMEOUT. One that dies of a signal, or exits without a verdict: RUNTIME_ERROR with what happened and
 // the tail of its stderr. `binary` receives the compiled kernel when the child got that far.
 // Throws std::runtime_error when the worker cannot be started or cannot validate anything (no Vulkan
-// device, no reference module for the op), and std::invalid_argument for a broken spec, as
-// validate_kernel does.
+// device, no reference module for the op), or when one of `devices` cannot be created (naming it and why: a kernel
+// is never validated on fewer devices than asked), and std::invalid_argument for a broken spec, as
+// validate_kernel does. Verdict::reduced names what the protocol of `devices` lacks (validation_protocol_here).
 Verdict evaluate_isolated(const IsolationSettings& settings, const OpSpec& spec, const std::string& glsl,
                           const ValidationOptions& options, KernelBinary* binary = nullptr);
 

@@ -27,8 +27,21 @@ ValidationProtocol validation_protocol(const std::vector<DeviceInfo>& devices, b
 // mesa-vulkan-drivers)".
 std::string describe_missing(const std::vector<std::string>& missing);
 
-// Why a search may not run on this protocol, or nullopt: it is full, or `accept_reduced` (the setting
-// KERNELGEN_REDUCED_VALIDATION=1) accepts it.
+// The protocol validation on these devices gets on this machine: with the layer where this process finds it
+// (Device::validation_layer_available(), as the validation workers find it).
+ValidationProtocol validation_protocol_here(const std::vector<DeviceInfo>& devices);
+
+// Why a kernel may not be validated on this protocol, or nullopt: it is full, or `accept_reduced` (the setting
+// KERNELGEN_REDUCED_VALIDATION=1, or `kernelgen validate --reduced`) accepts it. Every entry point asks it before
+// it validates: a model's search, a declared KERNEL, VARIANTS, `kernelgen validate` and each op's test.
 std::optional<std::string> reduced_validation_refused(const ValidationProtocol& protocol, bool accept_reduced);
+
+// Whether `value` (of KERNELGEN_REDUCED_VALIDATION) accepts reduced validation: "1".
+bool accepts_reduced_validation(const std::optional<std::string>& value);
+
+// The line that says a validation runs reduced, as `by` accepted it: "reduced validation, as
+// KERNELGEN_REDUCED_VALIDATION=1 accepts: no Khronos validation layer (vulkan-validationlayers)".
+std::string reduced_validation_accepted(const ValidationProtocol& protocol,
+                                        const std::string& by = "KERNELGEN_REDUCED_VALIDATION=1");
 
 }  // namespace kernelgen

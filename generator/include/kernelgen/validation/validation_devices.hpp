@@ -20,7 +20,12 @@ namespace kernelgen {
 std::vector<DeviceInfo> validation_devices(const std::optional<std::string>& setting,
                                            const std::vector<DeviceInfo>& present, const DeviceInfo& selected);
 
-// The same for this machine: Device::list() and Device::describe_selected().
+// The same for this machine: Device::list() and `selected`. Test hook: with KERNELGEN_TEST_DEVICE_TYPE=<type> every
+// device is taken for one of that type ("discrete": a machine with lavapipe alone stands for a GPU without a CPU
+// device beside it), which is how the tests show what each entry point does without a CPU device.
+std::vector<DeviceInfo> validation_devices_here(const std::optional<std::string>& setting, DeviceInfo selected);
+
+// The same, with the setting from the environment and Device::describe_selected().
 std::vector<DeviceInfo> validation_devices_from_environment();
 
 // Which of `devices` can run the kernel `glsl`: those where every SPIR-V capability it declares is one the device

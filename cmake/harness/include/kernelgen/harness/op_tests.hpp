@@ -7,7 +7,9 @@ namespace kernelgen::harness {
 
 // The checked-in kernel passes validation on fresh inputs, at every size of its DIMS and at sizes drawn from the
 // run's seed, on every validation device (KERNELGEN_VALIDATION_DEVICES; by default the selected device and
-// every CPU device beside it), as the build step validates.
+// every CPU device beside it), as the build step validates. Where those devices lack a CPU device (lavapipe) or
+// this machine the Khronos layer, it fails naming what to install, unless KERNELGEN_REDUCED_VALIDATION=1 accepts
+// reduced validation (then it says so); a validation device that cannot be created fails it.
 void checked_in_kernel_passes_validation(const OpUnderTest& op);
 
 // The kernel the wrapper embeds is what the checked-in kernel.comp, the file reviewers read, compiles to.
@@ -31,7 +33,7 @@ void variants_run_what_their_checked_in_sources_compile_to(const OpUnderTest& op
 void the_wrapper_runs_the_first_variant_this_device_runs(const OpUnderTest& op);
 
 // Each variant this device can run passes validation (the wrapper runs it here); a device that cannot runs the
-// op's own kernel, validated above.
+// op's own kernel, validated above. Refused as the check above refuses a reduced protocol.
 void every_variant_this_device_can_run_passes_validation(const OpUnderTest& op);
 
 }  // namespace kernelgen::harness
