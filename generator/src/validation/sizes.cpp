@@ -40,6 +40,38 @@ int64_t prime_below(const DimSpec& dim, std::mt19937_64& rng) {
   return largest(dim);
 }
 
+// A value = 2 (mod 4) from 2 up to half the dim's largest DIMS value (2 where that is below 2), drawn: a size a
+// kernel that loads 4 elements at a time meets with a tail of 2, which neither the primes nor 1 give it.
+int64_t two_mod_four(const DimSpec& dim, std::mt19937_64& rng) {
+  const int64_t top = std::max<int64_t>(largest(dim) / 2, 2);
+  return 2 + 4 * std::uniform_int_distribution<int64_t>(0, (top - 2) / 4)(rng);
+}
+
+// k times the workgroup's widest extent plus a small odd remainder r, drawn: k in [1, max(1, largest DIMS / extent)],
+// r odd in [1, min(7, extent - 1)] (1 for an extent of one or two). Along that extent the last workgroup, or the
+// last pass of a loop that strides by it, has r invocations of work: fewer than a subgroup or a vector.
+struct WorkgroupsAndRest {
+  int64_t workgroups = 1;
+  int64_t rest = 1;
+};
+
+WorkgroupsAndRest workgroups_and_rest(const DimSpec& dim, int64_t extent, std::mt19937_64& rng) {
+  const int64_t most = std::max<int64_t>(1, largest(dim) / extent);
+  const int64_t rest_top = std::max<int64_t>(1, std::min<int64_t>(7, extent - 1));
+  WorkgroupsAndRest drawn;
+  drawn.workgroups = std::uniform_int_distribution<int64_t>(1, most)(rng);
+  drawn.rest = 1 + 2 * std::uniform_int_distribution<int64_t>(0, (rest_top - 1) / 2)(rng);
+  return drawn;
+}
+
+// The dim's smallest DIMS value above 1 (1 where DIMS hold no other).
+int64_t smallest_above_one(const DimSpec& dim) {
+  int64_t smallest = 1;
+  for (const int64_t value : dim.sizes)
+    if (value > 1 && (smallest == 1 || value < smallest)) smallest = value;
+  return smallest;
+}
+
 // Halves each dim's excess over its largest DIMS value (then the next prime) until the tensors fit `cap` bytes.
 void fit_under_cap(const OpSpec& spec, DimValues& dims, int64_t cap) {
   for (int round = 0; round < 64 && allocated_bytes(spec, dims) > cap; ++round) {
@@ -142,9 +174,33 @@ std::vector<DimValues> validation_sizes(const OpSpec& spec, std::array<uint32_t,
     above.push_back(prime_above(dim, rng));
   }
   const auto grown = static_cast<int64_t>(kDrawnSizeGrowth * static_cast<double>(allocated_bytes(spec, largest_dims(spec))));
-  fit_under_cap(spec, above, std::min(kDrawnSizeBytes, grown));
-  for (const DimValues& drawn : {below, above})
-    if (std::find(sizes.begin(), sizes.end(), drawn) == sizes.end()) sizes.push_back(drawn);
+  const int64_t cap = std::min(kDrawnSizeBytes, grown);
+  fit_under_cap(spec, above, cap);
+  // Drawn after the primes, so that a seed draws the same primes as before these sizes were added.
+  std::vector<DimValues> drawn{below};
+  DimValues residue;
+  for (const DimSpec& dim : spec.dims) residue.push_back(two_mod_four(dim, rng));
+  for (size_t d = residue.size(); allocated_bytes(spec, residue) > kDrawnSizeBytes && d-- > 0;)
+    while (residue[d] > 2 && allocated_bytes(spec, residue) > kDrawnSizeBytes) residue[d] = 2 + (residue[d] - 2) / 8 * 4;
+  if (allocated_bytes(spec, residue) <= kDrawnSizeBytes) drawn.push_back(residue);
+  const int64_t extent = std::max<int64_t>(1, *std::max_element(local_size.begin(), local_size.end()));
+  // Where the other dims stand while one is at workgroups and a rest: small, so that the size costs little more
+  // than that dim alone, and above 1 where DIMS go above 1.
+  DimValues small;
+  for (size_t d = 0; d < spec.dims.size(); ++d) small.push_back(std::min(below[d], smallest_above_one(spec.dims[d])));
+  for (size_t d = 0; d < spec.dims.size(); ++d) {
+    const WorkgroupsAndRest split = workgroups_and_rest(spec.dims[d], extent, rng);
+    DimValues size = small;
+    size[d] = split.workgroups * extent + split.rest;
+    for (int64_t k = split.workgroups; allocated_bytes(spec, size) > kDrawnSizeBytes && k-- > 1;)
+      size[d] = k * extent + split.rest;
+    for (size_t other = size.size(); allocated_bytes(spec, size) > kDrawnSizeBytes && other-- > 0;)
+      if (other != d) size[other] = 1;
+    if (allocated_bytes(spec, size) <= kDrawnSizeBytes) drawn.push_back(size);
+  }
+  drawn.push_back(above);
+  for (const DimValues& size : drawn)
+    if (std::find(sizes.begin(), sizes.end(), size) == sizes.end()) sizes.push_back(size);
   return sizes;
 }
 

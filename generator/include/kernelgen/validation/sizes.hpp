@@ -18,10 +18,20 @@ constexpr double kDrawnSizeGrowth = 1.25;
 // - every combination of the op's DIMS, each dim's list completed with 1 when it lacks it;
 // - then, for each dim whose DIMS hold no ragged size (above the workgroup's widest extent, a multiple of none of
 //   its extents above 1), ragged_size with every combination of the other dims' lists: one ragged dim at a time;
-// - then two sizes drawn from `seed` (so KERNELGEN_SEED replays them, and a fresh seed draws fresh ones): one
-//   where every dim is a prime below half its largest DIMS value and none of them (below the largest value where
-//   there is no such prime, the largest value itself where there is none at all), and last, one where every dim
-//   is a prime above its largest DIMS value and at most about twice it, within the caps above. A prime above 2 is a multiple of no workgroup extent, nor of 4, 32, 64 or 256.
+// - then sizes drawn from `seed` (so KERNELGEN_SEED replays them, and a fresh seed draws fresh ones):
+//   - below: every dim a prime below half its largest DIMS value and none of them (below the largest value where
+//     there is no such prime, the largest value itself where there is none at all);
+//   - residue: every dim = 2 (mod 4), from 2 up to half its largest DIMS value, as cheap as `below` (a prime is
+//     odd: 2 mod 4 is a tail of two for a kernel that loads four at a time); within kDrawnSizeBytes by halving
+//     dims (staying 2 mod 4, down to 2), last first, and left out where even that does not fit;
+//   - for each dim in turn, that dim k times the workgroup's widest extent plus an odd r of 1 to 7 (k from 1 up to
+//     its largest DIMS value over the extent), the others at the smaller of their `below` value and their
+//     smallest DIMS value above 1; within
+//     kDrawnSizeBytes (not the growth cap: like the ragged size, one workgroup may be far above a small dim's
+//     DIMS) by lowering k to 1, then the other dims to 1, last first, and left out where even that does not fit;
+//   - last, above: every dim a prime above its largest DIMS value and at most about twice it, within the caps
+//     above. A prime above 2 is a multiple of no workgroup extent, nor of 4, 32, 64 or 256.
+//   The primes are drawn first, so a seed draws the primes it drew before the other drawn sizes were added.
 std::vector<DimValues> validation_sizes(const OpSpec& spec, std::array<uint32_t, 3> local_size, uint64_t seed);
 
 // Each dim at its largest DIMS value.
