@@ -222,6 +222,26 @@ Sequence& Sequence::fill(const Buffer& buffer, uint32_t word) {
   return *this;
 }
 
+Sequence& Sequence::copy(const Buffer& from, const Buffer& to) {
+  for (const Buffer* buffer : {&from, &to}) {
+    if (!buffer->vk_buffer())
+      throw std::invalid_argument(
+          "kernelgen: copy from or to an empty Buffer (one moved from); copy the Buffer it was moved to");
+    if (const std::string problem = on_another_device("the Buffer copied", *buffer, *device_); !problem.empty())
+      throw std::invalid_argument(problem);
+  }
+  if (from.id() == to.id()) throw std::invalid_argument("kernelgen: copy of a Buffer onto itself");
+  if (from.size() < to.size())
+    throw std::invalid_argument("kernelgen: copy of a Buffer of " + std::to_string(from.size()) +
+                                " bytes over one of " + std::to_string(to.size()) + "; the source must be as large");
+  begin_if_needed();
+  const std::array<uint64_t, 2> ids{from.id(), to.id()};
+  order_after_conflicts(ids, {false, true});
+  const VkBufferCopy region{0, 0, to.size()};
+  vkCmdCopyBuffer(command_buffer_, from.vk_buffer(), to.vk_buffer(), 1, &region);
+  return *this;
+}
+
 Sequence& Sequence::barrier() {
   begin_if_needed();
   memory_barrier(command_buffer_, kWorkStages, kWorkWrites, kWorkStages, kWorkAccess);

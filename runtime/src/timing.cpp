@@ -92,22 +92,31 @@ std::size_t default_flush_bytes(const DeviceInfo& device) {
   return device.type == "cpu" ? 0 : std::size_t{256} << 20;
 }
 
-DispatchTimer::DispatchTimer(Device& device, const std::function<void(Sequence&)>& record, TimingOptions options)
+DispatchTimer::DispatchTimer(Device& device, std::vector<TimedBindings> sets, const Record& record,
+                             TimingOptions options)
     : device_(device), options_(options) {
   if (options_.runs < 1) throw std::invalid_argument("kernelgen: timing needs at least one run");
+  if (sets.empty()) throw std::invalid_argument("kernelgen: timing needs at least one set of buffers");
   flush_bytes_ = options_.flush_bytes ? *options_.flush_bytes : default_flush_bytes(device.info());
   if (flush_bytes_ > 0) flush_ = std::make_unique<Buffer>(device, flush_bytes_);
   sequence_ = std::make_unique<Sequence>(device, static_cast<uint32_t>(2 * options_.runs));
   Sequence& sequence = *sequence_;
   for (int run = 0; run < options_.warmup_runs + options_.runs; ++run) {
+    const TimedBindings& set = sets[static_cast<size_t>(run) % sets.size()];
+    // Reset first, then flush: the flush also evicts the reset's lines.
+    for (const TimedBindings::Reset& reset : set.resets) sequence.copy(*reset.source, *reset.output);
     if (flush_) sequence.fill(*flush_, static_cast<uint32_t>(run));
     sequence.barrier();
     const bool timed = run >= options_.warmup_runs;
     if (timed) sequence.timestamp();
-    record(sequence);
+    record(sequence, set.bound);
     if (timed) sequence.timestamp();
   }
 }
+
+DispatchTimer::DispatchTimer(Device& device, const std::function<void(Sequence&)>& record, TimingOptions options)
+    : DispatchTimer(device, {TimedBindings{}}, [&record](Sequence& sequence, const auto&) { record(sequence); },
+                    options) {}
 
 DispatchTimer::~DispatchTimer() = default;
 

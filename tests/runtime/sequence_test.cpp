@@ -75,6 +75,30 @@ TEST_F(SequenceTest, FillWritesTheWordOverTheWholeBufferBeforeTheNextDispatch) {
   EXPECT_EQ(b.download<float>(), all(5.0f));
 }
 
+// A copy writes any number of bytes (7 here, which fill() cannot: it writes whole words), and needs a source as
+// large as its target, other than it, on the same Device.
+TEST_F(SequenceTest, CopyWritesTheSourcesFirstBytesOverTheWholeTargetBeforeTheNextDispatch) {
+  Buffer from(device, 8), to(device, 7), small(device, 4);
+  from.upload(std::span<const uint8_t>(std::vector<uint8_t>{1, 2, 3, 4, 5, 6, 7, 8}));
+  to.upload(std::span<const uint8_t>(std::vector<uint8_t>(7, 0)));
+  upload(a, 0.0f);
+  upload(c, 3.0f);
+  Sequence sequence(device);
+  sequence.copy(from, to).copy(c, a).dispatch(add_one, {&a, &b}, kGrid).run();
+  EXPECT_EQ(to.download<uint8_t>(), (std::vector<uint8_t>{1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(b.download<float>(), all(4.0f));
+  Sequence refused(device);
+  EXPECT_THAT([&] { refused.copy(small, to); },
+              ::testing::ThrowsMessage<std::invalid_argument>(
+                  ::testing::HasSubstr("copy of a Buffer of 4 bytes over one of 7; the source must be as large")));
+  EXPECT_THROW(refused.copy(a, a), std::invalid_argument);
+  Device other;
+  Buffer foreign(other, 8);
+  EXPECT_THAT([&] { refused.copy(foreign, to); },
+              ::testing::ThrowsMessage<std::invalid_argument>(
+                  ::testing::HasSubstr("the Buffer copied was made on another Device object")));
+}
+
 // An offset starts a binding inside its buffer: the kernel's .length() counts from there, and a misaligned
 // offset is refused naming the device's alignment.
 TEST_F(SequenceTest, ADispatchBindsEachBufferFromItsOffset) {

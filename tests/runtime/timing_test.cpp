@@ -391,6 +391,64 @@ TEST_F(DispatchTimerTest, TheFlushDefaultsToTheDevicesAndTheEnvironmentsSetting)
   }
 }
 
+// y = x + 1, done by one invocation, which skips the work where y already holds it (as a kernel that leaves a
+// tile alone when its output looks computed) and otherwise counts it in `work`, a side channel no reset touches.
+const std::string kSkipsWhatIsDone = R"(#version 450
+layout(local_size_x = 1) in;
+layout(set = 0, binding = 0, std430) readonly buffer X { float x[]; };
+layout(set = 0, binding = 1, std430) buffer Y { float y[]; };
+layout(set = 0, binding = 2, std430) buffer Work { uint work[]; };
+void main() {
+  if (y[0] == x[0] + 1.0) return;
+  work[0] += 1u;
+  for (uint i = 0u; i < y.length(); ++i) y[i] = x[i] + 1.0;
+}
+)";
+
+// Two sets of inputs, outputs and work counters, one poisoned buffer their outputs are reset to: every run of
+// every submission did the work, on its own set's inputs, runs alternating between the sets. Reused outputs let
+// the kernel do it once.
+TEST_F(DispatchTimerTest, EveryRunStartsFromResetOutputsAndTheRunsAlternateBetweenTheSets) {
+  constexpr std::size_t kCount = 100;
+  Kernel skips(device, test::spirv_of(kSkipsWhatIsDone), 3);
+  std::vector<Buffer> x, y, work;
+  for (int set = 0; set < 2; ++set) {
+    x.emplace_back(device, kCount * 4);
+    x.back().upload(std::span<const float>(std::vector<float>(kCount, 10.0f * static_cast<float>(set + 1))));
+    y.emplace_back(device, kCount * 4);
+    work.emplace_back(device, 4);
+    work.back().upload(std::span<const uint32_t>(std::vector<uint32_t>{0}));
+  }
+  Buffer poison(device, kCount * 4);
+  poison.upload(std::span<const float>(std::vector<float>(kCount, -7.0f)));
+  std::vector<TimedBindings> sets;
+  for (std::size_t set = 0; set < 2; ++set)
+    sets.push_back({{&x[set], &y[set], &work[set]}, {{&poison, &y[set]}}});
+  TimingOptions options = quick(5);
+  options.warmup_runs = 2;  // runs 0..6 a submission: set 0 runs 0, 2, 4 and 6, set 1 runs 1, 3 and 5
+  DispatchTimer timer(device, sets, [&](Sequence& sequence, const std::vector<const Buffer*>& bound) {
+    sequence.dispatch(skips, bound, {1, 1, 1});
+  }, options);
+  EXPECT_EQ(timer.measure().runs, 5);
+  // warmup_seconds = 0: one warm-up submission, then the measured one.
+  EXPECT_EQ(work[0].download<uint32_t>(), std::vector<uint32_t>{8});
+  EXPECT_EQ(work[1].download<uint32_t>(), std::vector<uint32_t>{6});
+  EXPECT_EQ(y[0].download<float>(), std::vector<float>(kCount, 11.0f));
+  EXPECT_EQ(y[1].download<float>(), std::vector<float>(kCount, 21.0f));
+  EXPECT_EQ(poison.download<float>(), std::vector<float>(kCount, -7.0f));
+
+  // The same kernel timed on outputs left from run to run does the work once.
+  work[0].upload(std::span<const uint32_t>(std::vector<uint32_t>{0}));
+  y[0].upload(std::span<const float>(std::vector<float>(kCount, -7.0f)));
+  time_dispatches(device, [&](Sequence& s) { s.dispatch(skips, {&x[0], &y[0], &work[0]}, {1, 1, 1}); }, options);
+  EXPECT_EQ(work[0].download<uint32_t>(), std::vector<uint32_t>{1});
+}
+
+TEST_F(DispatchTimerTest, NoSetOfBuffersThrows) {
+  EXPECT_THROW(DispatchTimer(device, {}, [](Sequence&, const std::vector<const Buffer*>&) {}, quick(1)),
+               std::invalid_argument);
+}
+
 TEST_F(DispatchTimerTest, ZeroOrNegativeRunsThrow) {
   EXPECT_THROW(DispatchTimer(device, add_one_work(), quick(0)), std::invalid_argument);
   EXPECT_THROW(DispatchTimer(device, add_one_work(), quick(-3)), std::invalid_argument);

@@ -59,12 +59,31 @@ struct TimingOptions {
 // KERNELGEN_TIMING_FLUSH_MB overrides it (0: no flush).
 std::size_t default_flush_bytes(const DeviceInfo& device);
 
+// One set of the buffers a timed run binds, one per binding, and the outputs it must find reset: before every
+// run on this set, each output gets a copy of its source (the poison), outside the timed interval.
+struct TimedBindings {
+  std::vector<const Buffer*> bound;
+  struct Reset {
+    const Buffer* source;
+    const Buffer* output;
+  };
+  std::vector<Reset> resets;
+};
+
 // Records `runs` + `warmup_runs` runs of the work `record` puts into a Sequence, back to back in one
-// submission (a cache flush and a barrier before each when flushing, so the flush is not timed), and measures
-// them with GPU timestamps converted by the device's timestamp period. measure() may be called repeatedly (the
-// benchmarks do); only the first warms up.
+// submission, and measures them with GPU timestamps converted by the device's timestamp period. Before each
+// run, outside its timestamps and behind a barrier: its set's outputs reset, and a cache flush when flushing.
+// measure() may be called repeatedly (the benchmarks do); only the first warms up.
+//
+// Runs rotate through `sets`: run r (warm-up runs counted) binds sets[r % sets.size()]. With two or more sets of
+// inputs, each with outputs of its own reset before its turn, no run finds its output already computed, or its
+// inputs just read: a kernel that skips the work its output already holds is timed at the work's cost, or its
+// output is wrong. After a measurement each set's outputs hold what its last run computed.
 class DispatchTimer {
  public:
+  using Record = std::function<void(Sequence&, const std::vector<const Buffer*>& bound)>;
+  DispatchTimer(Device& device, std::vector<TimedBindings> sets, const Record& record, TimingOptions options = {});
+  // Work that needs no rotation, as the device's peak probes: one set, nothing reset.
   DispatchTimer(Device& device, const std::function<void(Sequence&)>& record, TimingOptions options = {});
   ~DispatchTimer();
   DispatchTimer(const DispatchTimer&) = delete;
