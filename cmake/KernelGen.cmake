@@ -13,6 +13,8 @@
 #     [INDEX      tensor=extent...]    an i32/u32 input of indices into an extent (a dim or a number)
 #     [PARAMS     key=value...]        numeric hyperparameters, passed to the reference as `params`
 #     [TOLERANCE  <atol> [<rtol>]]     default per output dtype (f32 1e-5 1e-5, f16 1e-3 1e-3, integers exact)
+#     [TOLERANCE  <n>ulp]              or in ulps of the output dtype, for one rounding of an exact value:
+#                                      0.5ulp asks the correctly rounded (nearest, ties to even) value
 #     [FLOPS      <expression>]        floating-point operations per call over the dims, e.g. 2*rows*1000
 #     [BYTES      <expression>]        bytes moved per call (default: every tensor once), for GB/s
 #     [SAMPLES n] [ROUNDS n] [MODEL provider/model] [BUDGET_USD x]    LLM search settings

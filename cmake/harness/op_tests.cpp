@@ -132,7 +132,7 @@ void wrapper_call_matches_reference(const OpUnderTest& op) {
       const std::vector<HostTensor> got = download_outputs(spec, dims, buffers);
       for (std::size_t o = 0; o < spec.outputs.size(); ++o) {
         const Tolerance tolerance = spec.tolerance_of(spec.outputs[o]);
-        const auto comparison = compare_outputs(got[o], expected[o], tolerance.atol, tolerance.rtol,
+        const auto comparison = compare_outputs(got[o], expected[o], tolerance,
                                                 magnitudes.empty() ? nullptr : &magnitudes[o]);
         EXPECT_TRUE(comparison.passed()) << "output " << spec.outputs[o].name << " at " << dims_text(spec, dims)
                                          << ", call " << repeat + 1 << ": " << comparison.mismatches

@@ -22,13 +22,21 @@ function(_kernelgen_params_json)
 endfunction()
 
 # TOLERANCE: sets tolerance_json, the spec's line for it (empty without TOLERANCE: the output dtype's default).
+# `<n>ulp` (0.5ulp, 1ulp, 1.5ulp, ...) judges the outputs in ulps of their dtype instead of atol and rtol.
 function(_kernelgen_tolerance_json)
   set(tolerance_json "")
-  if(DEFINED KG_TOLERANCE)
+  if(DEFINED KG_TOLERANCE AND KG_TOLERANCE MATCHES "ulp")
+    if(NOT KG_TOLERANCE MATCHES "^(0\\.5|[1-9][0-9]*(\\.[05])?)ulp$")
+      _kernelgen_fail("${where}" TOLERANCE "'${KG_TOLERANCE}' is not a positive multiple of 0.5ulp"
+        "write e.g. TOLERANCE 0.5ulp (correctly rounded) or TOLERANCE 1ulp, alone")
+    endif()
+    set(tolerance_json "  \"tolerance\": {\"ulp\": ${CMAKE_MATCH_1}},\n")
+  elseif(DEFINED KG_TOLERANCE)
     set(rtol 1e-5)
     list(LENGTH KG_TOLERANCE count)
     if(count GREATER 2)
-      _kernelgen_fail("${where}" TOLERANCE "takes one or two numbers, got ${count}" "write TOLERANCE <atol> [<rtol>]")
+      _kernelgen_fail("${where}" TOLERANCE "takes one or two numbers, got ${count}"
+        "write TOLERANCE <atol> [<rtol>], or TOLERANCE <n>ulp")
     endif()
     list(GET KG_TOLERANCE 0 atol)
     if(count EQUAL 2)

@@ -101,8 +101,13 @@ std::string tolerance_text(const OpSpec& spec) {
   std::string text;
   for (const TensorSpec& output : spec.outputs) {
     const Tolerance tolerance = spec.tolerance_of(output);
-    text += (text.empty() ? "" : "; ") + output.name + ": atol " + number(tolerance.atol) + ", rtol " +
-            number(tolerance.rtol);
+    text += (text.empty() ? "" : "; ") + output.name;
+    if (tolerance.ulp > 0)
+      text += ": not by atol and rtol but within " + number(tolerance.ulp) + " ulp of " +
+              std::string(dtype_name(output.dtype)) +
+              (tolerance.ulp < 1 ? ", the exact result rounded to nearest, ties to even (a truncation fails)" : "");
+    else
+      text += ": atol " + number(tolerance.atol) + ", rtol " + number(tolerance.rtol);
   }
   return text;
 }

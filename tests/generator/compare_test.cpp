@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -330,6 +331,112 @@ TEST(ReferenceMagnitudes, AnOpsOwnTermsReplaceTheReferenceOnAbsoluteInputs) {
   EXPECT_EQ(magnitudes[0].value(1), 5000.0);
   test_case.inputs[0].set(1, HUGE_VAL);
   EXPECT_TRUE(std::isnan(reference_magnitudes(spec, &halve, test_case)[0].value(1)));
+}
+
+// In ulps of the output's dtype (TOLERANCE <n>ulp), on bf16 given by its bits: 0x3F80 is 1.0, 0x3F81 the next value
+// up (1 + 2^-7), 0x3F7F the next one down (1 - 2^-8, in the binade below).
+
+HostTensor bf16_bits(const std::vector<uint16_t>& bits) {
+  HostTensor t(DType::bf16, {static_cast<int64_t>(bits.size())});
+  std::memcpy(t.bytes.data(), bits.data(), bits.size() * sizeof(uint16_t));
+  return t;
+}
+
+const Tolerance kHalfUlp{.ulp = 0.5};
+const Tolerance kOneUlp{.ulp = 1};
+
+TEST(CompareInUlps, HalfAnUlpLeavesTheCorrectlyRoundedValueAloneAndOneUlpItsNeighbours) {
+  const HostTensor expected = bf16_bits({0x3F80, 0x4049, 0xC2C8});
+  EXPECT_TRUE(compare_outputs(expected, expected, kHalfUlp).passed());
+  const Comparison one_up = compare_outputs(bf16_bits({0x3F80, 0x404A, 0xC2C8}), expected, kHalfUlp);
+  EXPECT_FALSE(one_up.passed());
+  EXPECT_EQ(one_up.first_mismatch, 1);
+  EXPECT_EQ(one_up.ulps_at_first, 1);
+  EXPECT_EQ(one_up.allowed_ulps, 0.5);
+  EXPECT_TRUE(compare_outputs(bf16_bits({0x3F80, 0x404A, 0xC2C7}), expected, kOneUlp).passed())
+      << "a faithful rounding: a neighbour either way";
+  EXPECT_FALSE(compare_outputs(bf16_bits({0x3F80, 0x404B, 0xC2C8}), expected, kOneUlp).passed());
+  EXPECT_TRUE(compare_outputs(bf16_bits({0x3F80, 0x404B, 0xC2C8}), expected, Tolerance{.ulp = 2.5}).passed());
+}
+
+TEST(CompareInUlps, CountsValuesOfTheDtypeAcrossBinadesAndZero) {
+  // 1 - 2^-8 is half of 1.0's ulp below it, and one value.
+  EXPECT_FALSE(compare_outputs(bf16_bits({0x3F7F}), bf16_bits({0x3F80}), kHalfUlp).passed());
+  EXPECT_TRUE(compare_outputs(bf16_bits({0x3F7F}), bf16_bits({0x3F80}), kOneUlp).passed());
+  // -0 and +0 are one value; the smallest subnormals either side of them are two apart.
+  EXPECT_TRUE(compare_outputs(bf16_bits({0x8000}), bf16_bits({0x0000}), kHalfUlp).passed());
+  EXPECT_TRUE(compare_outputs(bf16_bits({0x8001}), bf16_bits({0x0000}), kOneUlp).passed());
+  const Comparison across_zero = compare_outputs(bf16_bits({0x8001}), bf16_bits({0x0001}), kOneUlp);
+  EXPECT_FALSE(across_zero.passed());
+  EXPECT_EQ(across_zero.ulps_at_first, 2);
+  // f32 and f16 count their own values.
+  const float one_up = std::nextafter(1.0f, 2.0f);
+  EXPECT_FALSE(compare_outputs(tensor(DType::f32, {one_up}), tensor(DType::f32, {1.0}), kHalfUlp).passed());
+  EXPECT_TRUE(compare_outputs(tensor(DType::f32, {one_up}), tensor(DType::f32, {1.0}), kOneUlp).passed());
+  EXPECT_FALSE(compare_outputs(tensor(DType::f16, {1.0 + 1.0 / 1024}), tensor(DType::f16, {1.0}), kHalfUlp).passed());
+  // An integer output is exact whatever the tolerance.
+  EXPECT_FALSE(compare_outputs(tensor(DType::i32, {8}), tensor(DType::i32, {7}), Tolerance{.ulp = 2}).passed());
+}
+
+TEST(CompareInUlps, NaNAndInfinitiesKeepTheirRules) {
+  const HostTensor infinity = bf16_bits({0x7F80});
+  EXPECT_TRUE(compare_outputs(infinity, infinity, kHalfUlp).passed());
+  EXPECT_FALSE(compare_outputs(bf16_bits({0x7F7F}), infinity, Tolerance{.ulp = 4}).passed())
+      << "the largest finite value is not an infinity, one value below it or not";
+  EXPECT_FALSE(compare_outputs(infinity, bf16_bits({0x7F7F}), Tolerance{.ulp = 4}).passed());
+  EXPECT_FALSE(compare_outputs(bf16_bits({0x7FC0}), bf16_bits({0x3F80}), kHalfUlp).passed());
+  EXPECT_TRUE(compare_outputs(bf16_bits({0x7FC0}), bf16_bits({0xFFC1}), kHalfUlp).passed()) << "any NaN meets NaN";
+  EXPECT_FALSE(compare_outputs(bf16_bits({0x3F80}), bf16_bits({0x7FC0}), kHalfUlp).passed());
+  EXPECT_TRUE(compare_outputs(bf16_bits({0x3F80}), bf16_bits({0x7FC0}), kHalfUlp, nullptr,
+                              NanRule::free_where_reference_is_nan)
+                  .passed());
+}
+
+// Vulkan lets a device flush subnormals, in what an operation reads and what it writes.
+TEST(CompareInUlps, AFlushedSubnormalPassesAndOnlyThat) {
+  // A subnormal result written as zero, of either sign.
+  EXPECT_TRUE(compare_outputs(bf16_bits({0x0000, 0x0000}), bf16_bits({0x0003, 0x8005}), kHalfUlp).passed());
+  EXPECT_FALSE(compare_outputs(bf16_bits({0x0004}), bf16_bits({0x0003}), kHalfUlp).passed()) << "not a flush";
+  // Two subnormals that add up to the smallest normal value (0x0080): 0 where the device flushed what it read,
+  // which the reference on the flushed inputs gives; nothing else does.
+  const HostTensor flushed = bf16_bits({0x0000});
+  EXPECT_FALSE(compare_outputs(bf16_bits({0x0000}), bf16_bits({0x0080}), kHalfUlp).passed());
+  EXPECT_TRUE(compare_outputs(bf16_bits({0x0000}), bf16_bits({0x0080}), kHalfUlp, nullptr, NanRule::must_match,
+                              &flushed)
+                  .passed());
+  EXPECT_FALSE(compare_outputs(bf16_bits({0x0040}), bf16_bits({0x0080}), kHalfUlp, nullptr, NanRule::must_match,
+                               &flushed)
+                   .passed());
+  // The flushed reference's own subnormal results count as zeros.
+  const HostTensor flushed_subnormal = bf16_bits({0x0002});
+  EXPECT_TRUE(compare_outputs(bf16_bits({0x8000}), bf16_bits({0x0081}), kHalfUlp, nullptr, NanRule::must_match,
+                              &flushed_subnormal)
+                  .passed());
+}
+
+TEST(CompareInUlps, FlushesSubnormalsToZerosOfTheirSign) {
+  const HostTensor flushed = flush_subnormals(bf16_bits({0x0001, 0x807F, 0x0080, 0x3F80}));
+  EXPECT_EQ(flushed, bf16_bits({0x0000, 0x8000, 0x0080, 0x3F80}));
+  EXPECT_TRUE(has_subnormal(bf16_bits({0x3F80, 0x807F})));
+  EXPECT_FALSE(has_subnormal(bf16_bits({0x3F80, 0x0080, 0x8000})));
+  EXPECT_TRUE(has_subnormal(tensor(DType::f32, {std::numeric_limits<float>::denorm_min()})));
+  EXPECT_FALSE(has_subnormal(tensor(DType::f32, {std::numeric_limits<float>::min()})));
+  EXPECT_EQ(flush_subnormals(tensor(DType::f32, {-std::numeric_limits<float>::denorm_min()})).value(0), 0.0);
+  EXPECT_TRUE(std::signbit(flush_subnormals(tensor(DType::f32, {-std::numeric_limits<float>::denorm_min()})).value(0)));
+  EXPECT_FALSE(has_subnormal(tensor(DType::i32, {1})));
+}
+
+TEST(CompareInUlps, ARejectionSaysHowManyUlpsOffAndWhatWasAllowed) {
+  const Comparison c = compare_outputs(bf16_bits({0x3F81}), bf16_bits({0x3F80}), kHalfUlp);
+  EXPECT_EQ(mismatch_detail(c, "z at rows=1"),
+            "1 of 1 elements of z at rows=1 differ from the reference; first at index 0: got 1.007812, expected 1 (off "
+            "by 1 ulp, allowed 0.5 ulp: the value rounded to nearest, ties to even)");
+  const nlohmann::json json = c;
+  EXPECT_EQ(json.at("allowed_ulps"), 0.5);
+  EXPECT_EQ(json.at("ulps_at_first"), 1);
+  EXPECT_EQ(json.get<Comparison>().ulps_at_first, 1);
+  EXPECT_FALSE(nlohmann::json(compare_outputs(bf16_bits({0x3F81}), bf16_bits({0x3F80}), 0, 0)).contains("allowed_ulps"))
+      << "records of atol and rtol stay as they were";
 }
 
 }  // namespace

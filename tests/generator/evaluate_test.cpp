@@ -244,6 +244,25 @@ TEST_F(Evaluate, AMatmulThatSharesOneScaleAmongABlockOfRowsFailsTheOutliersCase)
   EXPECT_THAT(verdict.reason, HasSubstr("case outliers: "));
 }
 
+// add_bf16 is one rounding of an exact sum and declares TOLERANCE 0.5ulp: the checked-in kernel, which rounds to
+// nearest even, passes every case at every size; its twin that truncates instead (off by one bf16 value at about
+// half the elements, within bf16's default 8e-3) is rejected, the reason counting ulps.
+TEST_F(Evaluate, AnAddBf16ThatTruncatesIsRejectedAtHalfAnUlpAndTheCheckedInOneThatRoundsPasses) {
+  ASSERT_TRUE(catalog_op("add_bf16").spec.tolerance) << "ops/add_bf16 declares TOLERANCE 0.5ulp";
+  EXPECT_EQ(catalog_op("add_bf16").spec.tolerance->ulp, 0.5);
+  const Verdict truncates = evaluate("add_bf16", read_file(kKernels + "/add_bf16_truncates.comp"));
+  EXPECT_EQ(truncates.status, Status::INCORRECT_NUMERICAL) << describe(truncates);
+  EXPECT_THAT(truncates.reason, HasSubstr("(off by 1 ulp, allowed 0.5 ulp: the value rounded to nearest, ties to even)"));
+  const Verdict rounds = evaluate("add_bf16", read_file(kGenerated + "/add_bf16/kernel.comp"));
+  EXPECT_TRUE(rounds.passed()) << describe(rounds);
+  // The same bits as the reference's, but where a device flushed subnormals (which the comparison lets it).
+  for (const CaseResult& c : rounds.cases) {
+    if (c.name != "subnormal") {
+      EXPECT_EQ(c.comparison.max_abs_error, 0) << c.name << " at " << c.dims;
+    }
+  }
+}
+
 TEST_F(Evaluate, HandsBackTheCompiledKernelAndItsGrid) {
   const OpSpec spec = catalog_op("matmul").spec;
   const std::string source = read_file(kGenerated + "/matmul/kernel.comp");

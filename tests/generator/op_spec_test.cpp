@@ -502,6 +502,31 @@ TEST(OpSpecDims, AnIntegerOutputIsExactWhateverTheDeclaredTolerance) {
   EXPECT_EQ(spec.tolerance_of(spec.outputs[0]).rtol, 0);
 }
 
+// TOLERANCE <n>ulp: a positive multiple of 0.5, instead of atol and rtol, round-tripped through to_json; an integer
+// output stays exact.
+TEST(OpSpecDims, AToleranceInUlpsReplacesAtolAndRtol) {
+  json declared = row_op_json("bf16");
+  declared["tolerance"] = {{"ulp", 0.5}};
+  const OpSpec spec = parse_op_spec(declared);
+  EXPECT_EQ(spec.tolerance_of(spec.outputs[0]).ulp, 0.5);
+  EXPECT_EQ(spec.tolerance_of(spec.outputs[0]).atol, 0);
+  EXPECT_EQ(to_json(spec).at("tolerance"), json({{"ulp", 0.5}}));
+  EXPECT_EQ(parse_op_spec(to_json(spec)).tolerance->ulp, 0.5);
+  json integer = row_op_json("i32");
+  integer["tolerance"] = {{"ulp", 2}};
+  const OpSpec exact = parse_op_spec(integer);
+  EXPECT_EQ(exact.tolerance_of(exact.outputs[0]).ulp, 0) << "an index off by one is wrong, not close";
+  for (const double ulp : {0.0, 0.3, -1.0, 1.25}) {
+    declared["tolerance"] = {{"ulp", ulp}};
+    EXPECT_THAT([&] { parse_op_spec(declared); },
+                ::testing::ThrowsMessage<std::invalid_argument>(HasSubstr("is not a positive multiple of 0.5ulp")))
+        << ulp;
+  }
+  declared["tolerance"] = {{"ulp", 1}, {"atol", 1e-3}};
+  EXPECT_THAT([&] { parse_op_spec(declared); },
+              ::testing::ThrowsMessage<std::invalid_argument>(HasSubstr("ulp replaces atol and rtol: give one or the other")));
+}
+
 TEST(OpSpecDims, ContractIsOneForStaticF32OpsAndTwoOtherwise) {
   EXPECT_EQ(parse_op_spec(relu_json()).contract(), 1);
   json declared_two = relu_json();
@@ -688,6 +713,9 @@ TEST(SpecHashContracts, AV2OpsHashChangesWithDimsDtypesIndexBoundsAndTolerance) 
             }),
             original)
       << "a declared tolerance, even one equal to the default";
+  EXPECT_NE(hash_of([](json& j) { j["tolerance"] = {{"ulp", 0.5}}; }), original) << "a tolerance in ulps";
+  EXPECT_NE(hash_of([](json& j) { j["tolerance"] = {{"ulp", 0.5}}; }),
+            hash_of([](json& j) { j["tolerance"] = {{"ulp", 1}}; }));
 }
 
 TEST(SpecHashContracts, AV2OpsHashIgnoresBenchDimsAndFlops) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <cctype>
+#include <cmath>
 #include <climits>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -325,10 +326,19 @@ OpSpec parse_op_spec(const json& in) {
   }
   if (in.contains("tolerance")) {
     const json& tolerance = in.at("tolerance");
-    if (!tolerance.is_object()) reject(op, "tolerance", "must be an object with atol and rtol");
-    spec.tolerance = Tolerance{number(tolerance, op, "atol", 1e-5), number(tolerance, op, "rtol", 1e-5)};
-    if (!(spec.tolerance->atol >= 0) || !(spec.tolerance->rtol >= 0))
-      reject(op, "tolerance", "atol and rtol must be >= 0");
+    if (!tolerance.is_object()) reject(op, "tolerance", "must be an object with atol and rtol, or with ulp");
+    if (tolerance.contains("ulp")) {
+      if (tolerance.contains("atol") || tolerance.contains("rtol"))
+        reject(op, "tolerance", "ulp replaces atol and rtol: give one or the other");
+      const double ulp = number(tolerance, op, "ulp", 0);
+      if (!(ulp > 0) || ulp > 1e6 || 2 * ulp != std::floor(2 * ulp))
+        reject(op, "tolerance", json(ulp).dump() + "ulp is not a positive multiple of 0.5ulp (0.5ulp: correctly rounded)");
+      spec.tolerance = Tolerance{.ulp = ulp};
+    } else {
+      spec.tolerance = Tolerance{number(tolerance, op, "atol", 1e-5), number(tolerance, op, "rtol", 1e-5)};
+      if (!(spec.tolerance->atol >= 0) || !(spec.tolerance->rtol >= 0))
+        reject(op, "tolerance", "atol and rtol must be >= 0");
+    }
   }
   spec.flops = dims_expression(in, spec, "flops", "FLOPS");
   spec.bytes = dims_expression(in, spec, "bytes", "BYTES");
@@ -410,7 +420,11 @@ json bench_json(const OpSpec& spec, int64_t DimSpec::*size) {
   return object;
 }
 
-json tolerance_json(const Tolerance& tolerance) { return {{"atol", tolerance.atol}, {"rtol", tolerance.rtol}}; }
+// atol and rtol as they always were, so that the hashes of ops that declare them do not change.
+json tolerance_json(const Tolerance& tolerance) {
+  if (tolerance.ulp > 0) return {{"ulp", tolerance.ulp}};
+  return {{"atol", tolerance.atol}, {"rtol", tolerance.rtol}};
+}
 
 }  // namespace
 

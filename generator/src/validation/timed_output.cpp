@@ -59,7 +59,7 @@ bool rows_are_independent(const OpSpec& spec, ReferenceFunction reference, const
   const auto sampled = run_reference(spec, reference, rows_of(spec, probe, dim, rows));
   for (size_t o = 0; o < spec.outputs.size(); ++o) {
     const Tolerance tolerance = spec.tolerance_of(spec.outputs[o]);
-    if (!compare_outputs(sampled[o], rows_of(whole[o], rows), tolerance.atol, tolerance.rtol).passed()) return false;
+    if (!compare_outputs(sampled[o], rows_of(whole[o], rows), tolerance).passed()) return false;
   }
   return true;
 }
@@ -195,7 +195,7 @@ std::optional<CaseResult> check_timed_outputs(const OpSpec& spec, ReferenceFunct
   for (size_t o = 0; o < spec.outputs.size(); ++o) {
     const TensorSpec& output = spec.outputs[o];
     const Tolerance tolerance = spec.tolerance_of(output);
-    Comparison comparison = compare_outputs(got[o], expected[o], tolerance.atol, tolerance.rtol,
+    Comparison comparison = compare_outputs(got[o], expected[o], tolerance,
                                             magnitudes.empty() ? nullptr : &magnitudes[o]);
     if (comparison.passed()) continue;
     std::string sample;

@@ -48,9 +48,12 @@ struct DimSpec {
   int64_t cpu_bench = 0;
 };
 
+// TOLERANCE <atol> [<rtol>], or TOLERANCE <n>ulp: in units in the last place of the output's dtype, for an output
+// that is one rounding of an exact value (compare_outputs says how it is judged). ulp > 0 replaces atol and rtol.
 struct Tolerance {
   double atol = 0;
   double rtol = 0;
+  double ulp = 0;  // a positive multiple of 0.5, or 0: atol and rtol apply
 };
 
 struct SearchSettings {

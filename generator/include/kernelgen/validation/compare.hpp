@@ -6,6 +6,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "kernelgen/contract/host_tensor.hpp"
+#include "kernelgen/contract/op_spec.hpp"
 
 namespace kernelgen {
 
@@ -20,6 +21,18 @@ namespace kernelgen {
 // means the terms overflowed the output's dtype (reference_magnitudes turns the infinities that non-finite inputs
 // cause into NaN, which leaves |ref| alone): such an element has no bound in that dtype, and only NaN against a
 // number and opposite infinities fail there; `unbounded` counts them. A NaN magnitude is ignored.
+//
+// In ulps (TOLERANCE <n>ulp, Tolerance::ulp > 0), for an output that is one rounding of an exact value: the distance
+// between the kernel's value and the reference's is counted in values of the output's dtype (consecutive values are
+// one ulp apart, across binades, subnormals and zero alike; -0 and +0 are one value), and an element matches when
+// it is at most floor(n) values away. The reference gives the exact value rounded to nearest, ties to even, and the
+// exact value lies within half an ulp of it, so 0.5ulp leaves the reference's value alone: the correctly rounded
+// one (a tie rounded the other way is wrong, a truncation is wrong wherever it differs); 1ulp leaves a faithful
+// rounding, the reference's value or a neighbour. NaN and infinities follow the rules above; the magnitude of the
+// terms plays no part. Vulkan lets a device flush subnormals to zero in what an operation reads and writes, so an
+// element also matches where it is a zero (of either sign) and the reference's value is subnormal, or where it is
+// within floor(n) values of `flushed`'s, the reference's on the inputs with their subnormals flushed to zero and
+// its own subnormal results flushed too, when given.
 struct Comparison {
   int64_t elements = 0;
   int64_t mismatches = 0;
@@ -27,6 +40,8 @@ struct Comparison {
   double got_at_first = 0;
   double expected_at_first = 0;
   double allowed_at_first = 0;  // the error that element was allowed
+  double allowed_ulps = 0;      // in ulps: the tolerance; then ulps_at_first is how many that element was off
+  int64_t ulps_at_first = 0;
   double max_abs_error = 0;
   double max_rel_error = 0;
   int64_t unbounded = 0;  // elements whose terms overflowed the dtype: only NaN and opposite infinities fail
@@ -41,6 +56,16 @@ Comparison compare_outputs(std::span<const float> got, std::span<const float> ex
 // The same for tensors of any dtype, element by element as numbers (integers with atol = rtol = 0: exactly).
 Comparison compare_outputs(const HostTensor& got, const HostTensor& expected, double atol, double rtol,
                            const HostTensor* magnitude = nullptr, NanRule nan = NanRule::must_match);
+// With an op's tolerance: atol and rtol as above, or in ulps of the output's dtype. `flushed`: see above (in ulps
+// only; nullptr where no input held a subnormal).
+Comparison compare_outputs(const HostTensor& got, const HostTensor& expected, const Tolerance& tolerance,
+                           const HostTensor* magnitude = nullptr, NanRule nan = NanRule::must_match,
+                           const HostTensor* flushed = nullptr);
+
+// Whether a float tensor holds a subnormal value of its dtype; and a copy with each one replaced by a zero of its
+// sign (what a device that flushes subnormals reads). Other dtypes are left as they are.
+bool has_subnormal(const HostTensor& tensor);
+HostTensor flush_subnormals(HostTensor tensor);
 
 // What a failed comparison of `what` (an output and where it was computed, "y at rows=5") says to a person or a
 // model: "3 of 100 elements of y at rows=5 differ from the reference; first at index 7: got 1.5, expected 1 (off
