@@ -20,8 +20,17 @@ namespace kernelgen::harness {
 
 namespace {
 
+// The inputs of the timed runs: the first kTimedInputSets cases of timed_size_case_names() at these dims.
+std::vector<TestCase> timed_cases(const OpSpec& spec, uint64_t seed, const DimValues& dims) {
+  std::vector<TestCase> cases;
+  for (size_t c = 0; c < kTimedInputSets; ++c) cases.push_back(make_case(spec, timed_size_case_names()[c], seed, dims));
+  return cases;
+}
+
 // What every benchmark of the op shares, made before they are registered: the device, a wrapper object, the size
-// timed and its buffers (the inputs of the validation's uniform case, outputs poisoned).
+// timed and its buffers: a set per timed case (the validation's uniform and normal cases), outputs poisoned. The
+// GPU timing rotates through the sets, resetting the outputs before every run; the wall-time benchmarks call on
+// the first set, their outputs not reset (a reset inside their timed loop would be timed).
 struct Fixture {
   const OpUnderTest& op;
   Device device;
@@ -31,8 +40,9 @@ struct Fixture {
   const DimValues dims = spec.bench_dims(cpu);
   const double bytes = spec.bytes_at(dims);
   const double flops = spec.flops_at(dims);
-  const TestCase inputs = make_case(spec, "uniform", seed(op), dims);
-  std::vector<Buffer> buffers = case_buffers(device, spec, inputs);
+  const uint64_t base_seed = seed(op);
+  TimedBuffers timed{device, spec, timed_cases(spec, base_seed, dims)};
+  std::vector<Buffer>& buffers = timed.buffers(0);
 
   explicit Fixture(const OpUnderTest& op_under_test) : op(op_under_test) {
     device.flush_uploads();  // the bare submits go straight to the queue
@@ -49,17 +59,13 @@ struct Fixture {
                  op.name, static_cast<unsigned long long>(s), static_cast<unsigned long long>(s));
     return s;
   }
-  // What is wrong with the outputs the buffers hold, or nothing; the largest DIMS is a size small enough for
-  // the whole reference.
+  // What is wrong with the outputs the timed runs left in each set, or nothing; the largest DIMS is a size small
+  // enough for the whole reference.
   std::optional<std::string> wrong_output() const {
-    const auto wrong = check_timed_outputs(spec, op.reference, inputs, download_outputs(spec, dims, buffers),
-                                           largest_dims(spec));
-    return wrong ? std::optional<std::string>(wrong->detail) : std::nullopt;
-  }
-  std::vector<const Buffer*> bound() const {
-    std::vector<const Buffer*> list;
-    for (const auto& buffer : buffers) list.push_back(&buffer);
-    return list;
+    const TimedOutputCheck check(spec, op.reference, dims, base_seed, largest_dims(spec), timed.cases().size());
+    for (size_t set = 0; set < timed.cases().size(); ++set)
+      if (const auto wrong = check({timed.cases()[set], timed.outputs(set), true})) return wrong->detail;
+    return std::nullopt;
   }
   void report_throughput(benchmark::State& state) const {
     state.SetBytesProcessed(static_cast<int64_t>(bytes) * state.iterations());
@@ -83,7 +89,9 @@ Fixture& fixture() {
 // would run min_time / median of them.
 void gpu_time(benchmark::State& state) {
   Fixture& f = fixture();
-  DispatchTimer timer(f.device, [&](Sequence& sequence) { f.wrapper->record(sequence, f.dims, f.bound()); });
+  DispatchTimer timer(f.device, f.timed.bindings(), [&](Sequence& sequence, const std::vector<const Buffer*>& bound) {
+    f.wrapper->record(sequence, f.dims, bound);
+  });
   double spread_ns = 0;
   for (auto _ : state) {
     const TimingStats stats = timer.measure();

@@ -147,12 +147,18 @@ void wrapper_call_at_the_timed_size_matches_reference(const OpUnderTest& op) {
   Device device;
   if (auto unsupported = unsupported_on(spec, device.info(), op.spirv)) GTEST_SKIP() << *unsupported;
   const DimValues dims = spec.bench_dims(is_cpu_device(device.info()));
-  const TestCase inputs = make_case(spec, "uniform", seed_for_this_run(op), dims);
-  std::vector<Buffer> buffers = case_buffers(device, spec, inputs);
-  op.open(device)->call(dims, buffers);
-  const auto wrong =
-      check_timed_outputs(spec, op.reference, inputs, download_outputs(spec, dims, buffers), largest_dims(spec));
-  EXPECT_FALSE(wrong) << (wrong ? wrong->detail : std::string());
+  const std::span<const char* const> names = timed_size_case_names();
+  const TimedOutputCheck check(spec, op.reference, dims, seed_for_this_run(op), largest_dims(spec), names.size());
+  const std::unique_ptr<Wrapper> wrapper = op.open(device);
+  for (const char* name : names) {
+    const TestCase inputs = make_case(spec, name, seed_for_this_run(op), dims);
+    std::vector<Buffer> buffers = case_buffers(device, spec, inputs);
+    wrapper->call(dims, buffers);
+    if (const auto wrong = check({inputs, download_outputs(spec, dims, buffers)})) {
+      ADD_FAILURE() << wrong->detail;
+      return;  // the first case it fails says enough
+    }
+  }
 }
 
 void variants_run_what_their_checked_in_sources_compile_to(const OpUnderTest& op) {

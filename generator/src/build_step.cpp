@@ -317,7 +317,8 @@ void record_chosen_among(const OpSpec& spec, const SearchOutcome& outcome, const
 
 // The checked-in kernel as this search validated it (SearchOutcome::incumbent), or, where the search did not reach
 // it and it was chosen on another device (the one case that keeps a kernel without timing it here), as validated
-// now on the search's devices, untimed: a kernel is kept only where it passes this search's validation.
+// now on the search's devices, untimed but checked at the timed size as the search's timing checks its
+// candidates: a kernel is kept only where it passes this search's validation.
 std::optional<CandidateRecord> incumbent_as_validated_here(const OpSpec& spec, const SearchOutcome& outcome,
                                                            const GeneratedKernel& incumbent, const DeviceInfo& device,
                                                            const SearchConfig& config, bool replace) {
@@ -329,7 +330,8 @@ std::optional<CandidateRecord> incumbent_as_validated_here(const OpSpec& spec, c
   record.glsl = incumbent.source;
   record.origin = (std::filesystem::path(spec.generated_dir) / "kernel.comp").string();
   record.verdict =
-      evaluate_isolated(config.isolation, spec, incumbent.source, {config.base_seed, 0, config.stress_runs});
+      evaluate_isolated(config.isolation, spec, incumbent.source,
+                        {.base_seed = config.base_seed, .stress_runs = config.stress_runs, .check_timed_size = true});
   std::fprintf(stderr, "kernelgen: op '%s': the checked-in kernel, chosen on %s, is none of this search's candidates; "
                "validated here: %s\n", spec.name.c_str(), chosen_on(incumbent.manifest).c_str(),
                status_name(record.verdict.status));

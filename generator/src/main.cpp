@@ -37,7 +37,7 @@ kernelgen::OpSpec load_spec(const std::string& spec_path, const std::vector<std:
 
 int validate_command(const std::string& spec_path, std::filesystem::path reference_module,
                      const std::string& kernel_path, bool json_output, int timing_runs, double timeout_s,
-                     const std::vector<std::string>& dims, bool reduced) {
+                     const std::vector<std::string>& dims, bool reduced, bool timed_size) {
   const kernelgen::OpSpec spec = load_spec(spec_path, dims);
   if (reference_module.empty()) reference_module = kernelgen::default_reference_module(spec_path);
   kernelgen::load_reference(reference_module, spec.name);  // fails here, rather than in every worker
@@ -70,7 +70,10 @@ int validate_command(const std::string& spec_path, std::filesystem::path referen
                                     .devices = split.able.empty() ? devices : split.able,
                                     .reference_module = reference_module},
                                    spec, source,
-                                   {seed, timing_runs, kernelgen::stress_runs_from_environment()});
+                                   {.base_seed = seed,
+                                    .timing_runs = timing_runs,
+                                    .stress_runs = kernelgen::stress_runs_from_environment(),
+                                    .check_timed_size = timed_size});
   if (json_output) {
     std::printf("%s\n", nlohmann::json(verdict).dump(2).c_str());
   } else {
@@ -169,6 +172,11 @@ int main(int argc, char** argv) {
                      "validate even without a CPU Vulkan device (lavapipe) or the Khronos validation layer, as "
                      "KERNELGEN_REDUCED_VALIDATION=1 does; the verdict names what was missing");
   validate->add_option("--time", timing_runs, "time the kernel over N GPU-timestamped runs when it passes");
+  bool no_timed_size = false;
+  validate->add_flag("--no-timed-size", no_timed_size,
+                     "for a quick look: skip the runs at the size the op is timed at (BENCH_DIMS, CPU_BENCH_DIMS on a "
+                     "CPU device), which the search and a validation without it check on six input distributions")
+      ->excludes("--time");
   validate->add_option("--dims", dims_settings,
                        "validate at these sizes instead of the op's DIMS: NAME=size[,size...] per dim, e.g. "
                        "--dims k=4096 (dims not named keep theirs; size 1, a ragged size and the sizes drawn "
@@ -180,6 +188,7 @@ int main(int argc, char** argv) {
   validate->footer(R"(Examples:
   kernelgen validate --spec build/kernelgen/relu/spec.json --kernel my_relu.comp
   kernelgen validate --spec build/kernelgen/relu/spec.json --kernel my_relu.comp --time 31 --json
+  kernelgen validate --spec build/kernelgen/relu/spec.json --kernel my_relu.comp --no-timed-size   (quicker)
   kernelgen validate --spec build/kernelgen/matmul/spec.json --kernel my_matmul.comp --dims m=130 k=4096 n=130
   KERNELGEN_SEED=0x1234 kernelgen validate --spec build/kernelgen/relu/spec.json --kernel my_relu.comp
 Exit status: 0 passed, 1 rejected, 2 could not validate (no reference for the op, unreadable file, bad
@@ -288,7 +297,7 @@ Examples:
       const double limit =
           timeout_s ? *timeout_s : kernelgen::validation_timeout(setting ? std::optional<std::string>(setting) : std::nullopt);
       return validate_command(spec_path, reference_module, kernel_path, json_output, timing_runs, limit,
-                              dims_settings, reduced);
+                              dims_settings, reduced, !no_timed_size);
     }
     if (*build_op) {
       step.explicit_settings = explicit_settings(settings);

@@ -77,11 +77,14 @@ TEST(TimedRun, BindsEachTensorAtExactlyItsBytesAsTheGeneratedOpDoes) {
   ASSERT_EQ(lengths_seen(device, binary, {16, 28}, {}), std::vector<uint32_t>(7, 8u));
 
   const TimedRun timed = time_kernel(device, spec, binary, 3, 1);
-  ASSERT_EQ(timed.outputs.size(), 1u);
-  std::vector<uint32_t> while_timed(7);
-  ASSERT_EQ(timed.outputs[0].bytes.size(), while_timed.size() * 4);
-  std::memcpy(while_timed.data(), timed.outputs[0].bytes.data(), timed.outputs[0].bytes.size());
-  EXPECT_EQ(while_timed, in_a_call) << "the timed run bound x otherwise than the generated op binds it";
+  ASSERT_EQ(timed.outputs.size(), kTimedInputSets);
+  for (const TimedSizeOutput& run : timed.outputs) {
+    ASSERT_EQ(run.outputs.size(), 1u);
+    std::vector<uint32_t> while_timed(7);
+    ASSERT_EQ(run.outputs[0].bytes.size(), while_timed.size() * 4);
+    std::memcpy(while_timed.data(), run.outputs[0].bytes.data(), run.outputs[0].bytes.size());
+    EXPECT_EQ(while_timed, in_a_call) << "the timed run bound x otherwise than the generated op binds it";
+  }
 }
 
 }  // namespace

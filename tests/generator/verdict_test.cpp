@@ -143,6 +143,17 @@ TEST(Describe, CasesAtSeveralSizesShowTheFailureWithItsDimsAndOneLinePerKind) {
   EXPECT_THAT(text, HasSubstr("replay with KERNELGEN_SEED=99\n"));
 }
 
+// The timed size's cases are one size, checked on several input distributions.
+TEST(Describe, TheTimedSizesCasesAreOneSizeOfSeveralCases) {
+  Verdict verdict = sized_verdict();
+  for (int run = 0; run < 3; ++run) {
+    CaseResult timed{"timed", 7, Status::PASSED, ""};
+    timed.dims = "rows=2000";
+    verdict.cases.push_back(timed);
+  }
+  EXPECT_THAT(describe(verdict), HasSubstr("\n  ok   timed (1 size, 3 cases)"));
+}
+
 TEST(Describe, AKindThatFailedAtEverySizeItRanGetsNoSummaryLine) {
   Verdict verdict = sized_verdict();
   verdict.cases.erase(verdict.cases.begin() + 1);  // zeros at rows=1

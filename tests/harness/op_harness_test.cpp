@@ -50,6 +50,29 @@ OpUnderTest idle_past_dims() {
   return op;
 }
 
+// Relu recorded on every other record() only: a timed run whose output an earlier run left right would look right,
+// as a kernel's that skips the work its output already holds does. The benchmark's timing records a run per
+// record() and resets the outputs before each, so the output its idle last run of a set leaves is poison.
+class EveryOtherRun final : public Wrapper {
+ public:
+  explicit EveryOtherRun(Device& device) : relu_(relu_under_test().open(device)) {}
+  void call(const DimValues& dims, std::vector<Buffer>& buffers) override { relu_->call(dims, buffers); }
+  Submission submit(const DimValues& dims, std::vector<Buffer>& buffers) override {
+    return relu_->submit(dims, buffers);
+  }
+  void record(Sequence& sequence, const DimValues& dims, const std::vector<const Buffer*>& buffers) override {
+    if (records_++ % 2 == 0) relu_->record(sequence, dims, buffers);
+  }
+  Kernel& kernel() override { return relu_->kernel(); }
+  const char* variant() const override { return relu_->variant(); }
+  Grid launch_grid(const DimValues& dims) const override { return relu_->launch_grid(dims); }
+  std::vector<uint32_t> dim_words(const DimValues& dims) const override { return relu_->dim_words(dims); }
+
+ private:
+  std::unique_ptr<Wrapper> relu_;
+  int records_ = 0;
+};
+
 std::vector<uint32_t> compiled(const std::string& path) {
   const Compilation compilation = compile_glsl(read_file(path));
   if (!compilation.ok) throw std::runtime_error(path + " does not compile:\n" + compilation.log);
@@ -73,7 +96,8 @@ TEST(OpHarness, TheCatalogsReluPassesEveryCheck) {
 TEST(OpHarness, AWrapperIdlePastTheValidatedSizesPassesAtThemAndFailsAtTheTimedSize) {
   const OpUnderTest idle = idle_past_dims();
   wrapper_call_matches_reference(idle);
-  EXPECT_NONFATAL_FAILURE(wrapper_call_at_the_timed_size_matches_reference(idle), "the output of the timed run");
+  EXPECT_NONFATAL_FAILURE(wrapper_call_at_the_timed_size_matches_reference(idle),
+                          "the output of a run at the timed size batch=");
 }
 
 TEST(OpHarness, ACheckedInSourceOtherThanTheEmbeddedKernelFails) {
@@ -165,6 +189,16 @@ TEST(OpHarness, TheBenchmarkFailsItsExitStatusWhenTheTimedOutputIsWrong) {
   EXPECT_EXIT(std::exit(run_benchmarks(relu_under_test())), ::testing::ExitedWithCode(0), "");
   EXPECT_EXIT(std::exit(run_benchmarks(idle_past_dims())), ::testing::ExitedWithCode(1),
               "the output of the timed run at batch=");
+}
+
+TEST(OpHarness, TheBenchmarkTimesEveryRunFromResetOutputsOnTwoCases) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  OpUnderTest every_other = relu_under_test();
+  every_other.open = [](Device& device) -> std::unique_ptr<Wrapper> { return std::make_unique<EveryOtherRun>(device); };
+  // 3 warm-up and 31 timed runs alternate between the uniform and the normal case's buffers: the normal case's
+  // last run, the 34th, records nothing.
+  EXPECT_EXIT(std::exit(run_benchmarks(every_other)), ::testing::ExitedWithCode(1),
+              "the output of the timed run at batch=[0-9]+, on the normal case");
 }
 
 }  // namespace

@@ -235,7 +235,8 @@ Verdict evaluate_on_worker(const IsolationSettings& settings, const std::filesys
                   {"glsl", glsl},
                   {"base_seed", options.base_seed},
                   {"timing_runs", options.timing_runs},
-                  {"stress_runs", options.stress_runs}};
+                  {"stress_runs", options.stress_runs},
+                  {"check_timed_size", options.check_timed_size}};
   if (device) request["device"] = device->index;
   const ChildRun run = run_child(tool, settings.reference_module, request.dump(), timeout_s);
 
@@ -301,7 +302,10 @@ Verdict evaluate_isolated(const IsolationSettings& settings, const OpSpec& spec,
   for (size_t d = 0; d < settings.devices.size(); ++d) {
     const DeviceInfo& device = settings.devices[d];
     ValidationOptions on_this = options;
-    if (d > 0) on_this.timing_runs = 0;  // timed on the first device only
+    if (d > 0) {  // timed, and checked at the timed size, on the first device only
+      on_this.timing_runs = 0;
+      on_this.check_timed_size = false;
+    }
     KernelBinary compiled;
     Verdict verdict = evaluate_on_worker(settings, tool, spec, glsl, on_this, &device, &compiled);
     if (binary && d == 0) *binary = compiled;
@@ -371,6 +375,7 @@ int run_validation_worker(const std::filesystem::path& reference_module) {
     ValidationOptions options{request.at("base_seed").get<uint64_t>(), request.at("timing_runs").get<int>(),
                               request.value("stress_runs", kDefaultStressRuns)};
     options.test_fault = test_fault_from_environment();
+    options.check_timed_size = request.value("check_timed_size", false);
     const ReferenceFunction reference = load_reference(reference_module, spec.name);
     DeviceOptions device_options = validation_device_options();
     if (request.contains("device")) device_options.selector = std::to_string(request.at("device").get<uint32_t>());

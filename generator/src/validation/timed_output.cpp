@@ -167,53 +167,74 @@ TestCase rows_of(const OpSpec& spec, const TestCase& test_case, int dim, const s
   return sample;
 }
 
-std::optional<CaseResult> check_timed_outputs(const OpSpec& spec, ReferenceFunction reference,
-                                              const TestCase& timed_inputs, const std::vector<HostTensor>& outputs,
-                                              const DimValues& probe, double full_reference_seconds) {
-  TestCase checked = timed_inputs;
-  std::vector<HostTensor> got = outputs;
+std::span<const char* const> timed_size_case_names() {
+  static const char* const kNames[] = {"uniform", "normal", "large", "outliers", "nonfinite", "signed_zeros"};
+  return kNames;
+}
+
+TimedOutputCheck::TimedOutputCheck(const OpSpec& spec, ReferenceFunction reference, const DimValues& timed,
+                                   uint64_t seed, const DimValues& probe, size_t cases, double full_reference_seconds)
+    : spec_(spec), reference_(reference), dim_(row_dim(spec)) {
+  const int64_t timed_rows = dim_ ? timed[static_cast<size_t>(*dim_)] : 1;
+  if (timed_rows <= 1) return;
+  const TestCase probe_case = make_case(spec, "uniform", seed, probe);
+  const ProbeRun probe_run = run_probe(spec, reference, probe_case, timed);
+  independent_rows_ = probe_run.estimated_seconds * static_cast<double>(cases) > full_reference_seconds &&
+                      rows_are_independent(spec, reference, probe_case, probe_run.outputs, *dim_);
+  sampled_ = independent_rows_ && timed_rows > 2 * kSampledRandomRows;
+}
+
+std::optional<CaseResult> TimedOutputCheck::operator()(const TimedSizeOutput& run) const {
+  const TestCase& timed_inputs = run.inputs;
+  // The sampled rows, where rows are sampled; else the whole case, not copied (it may take gigabytes).
+  TestCase sampled_inputs;
+  std::vector<HostTensor> sampled_outputs;
   std::vector<int64_t> rows;
-  bool independent_rows = false;
-  const std::optional<int> dim = row_dim(spec);
-  const int64_t timed_rows = dim ? timed_inputs.dims[static_cast<size_t>(*dim)] : 1;
-  if (timed_rows > 1) {
-    const TestCase probe_case = make_case(spec, "uniform", timed_inputs.seed, probe);
-    const ProbeRun probe_run = run_probe(spec, reference, probe_case, timed_inputs.dims);
-    independent_rows = probe_run.estimated_seconds > full_reference_seconds &&
-                       rows_are_independent(spec, reference, probe_case, probe_run.outputs, *dim);
-    if (independent_rows && timed_rows > 2 * kSampledRandomRows) {
-      rows = sampled_rows(timed_rows, timed_inputs.seed);
-      checked = rows_of(spec, timed_inputs, *dim, rows);
-      for (HostTensor& output : got) output = rows_of(output, rows);
-    }
+  if (sampled_) {
+    rows = sampled_rows(timed_inputs.dims[static_cast<size_t>(*dim_)], timed_inputs.seed);
+    sampled_inputs = rows_of(spec_, timed_inputs, *dim_, rows);
+    for (const HostTensor& output : run.outputs) sampled_outputs.push_back(rows_of(output, rows));
   }
+  const TestCase& checked = sampled_ ? sampled_inputs : timed_inputs;
+  const std::vector<HostTensor>& got = sampled_ ? sampled_outputs : run.outputs;
   const unsigned threads = std::thread::hardware_concurrency();
-  const auto [expected, magnitudes] = independent_rows
-                                          ? expected_in_row_chunks(spec, reference, checked, *dim, threads)
-                                          : expected_of(spec, reference, checked);
-  const std::string where = timed_inputs.dims.empty() ? "" : " at " + dims_text(spec, timed_inputs.dims);
-  for (size_t o = 0; o < spec.outputs.size(); ++o) {
-    const TensorSpec& output = spec.outputs[o];
-    const Tolerance tolerance = spec.tolerance_of(output);
+  const auto [expected, magnitudes] = independent_rows_
+                                          ? expected_in_row_chunks(spec_, reference_, checked, *dim_, threads)
+                                          : expected_of(spec_, reference_, checked);
+  const NanRule nan = timed_inputs.name == "nonfinite" ? NanRule::free_where_reference_is_nan : NanRule::must_match;
+  const std::string where = timed_inputs.dims.empty() ? "" : " at " + dims_text(spec_, timed_inputs.dims);
+  for (size_t o = 0; o < spec_.outputs.size(); ++o) {
+    const TensorSpec& output = spec_.outputs[o];
+    const Tolerance tolerance = spec_.tolerance_of(output);
     Comparison comparison = compare_outputs(got[o], expected[o], tolerance,
-                                            magnitudes.empty() ? nullptr : &magnitudes[o]);
+                                            magnitudes.empty() ? nullptr : &magnitudes[o], nan);
     if (comparison.passed()) continue;
     std::string sample;
     if (!rows.empty()) {
       comparison.first_mismatch = index_in_whole(got[o], rows, comparison.first_mismatch);
       sample = " (" + std::to_string(rows.size()) + " of its " +
-               std::to_string(timed_inputs.dims[static_cast<size_t>(*dim)]) + " " +
-               spec.dims[static_cast<size_t>(*dim)].name + " checked)";
+               std::to_string(timed_inputs.dims[static_cast<size_t>(*dim_)]) + " " +
+               spec_.dims[static_cast<size_t>(*dim_)].name + " checked)";
     }
     CaseResult result{"timed", timed_inputs.seed, Status::INCORRECT_NUMERICAL, output.name};
-    result.dims = dims_text(spec, timed_inputs.dims);
-    result.detail = "the output of the timed run" + where + sample + ": " +
+    result.dims = dims_text(spec_, timed_inputs.dims);
+    result.detail = std::string(run.timed ? "the output of the timed run at " : "the output of a run at the timed size ") +
+                    result.dims + ", on the " + timed_inputs.name + " case" + sample + ": " +
                     mismatch_detail(comparison, output.name + where) +
-                    "; the kernel must be right at the size it is timed at, not only at the sizes validated";
+                    "; the kernel must be right at the size it is timed at, on every input, not only at the sizes "
+                    "validated";
     result.comparison = comparison;
     return result;
   }
   return std::nullopt;
+}
+
+std::optional<CaseResult> check_timed_outputs(const OpSpec& spec, ReferenceFunction reference,
+                                              const TestCase& timed_inputs, const std::vector<HostTensor>& outputs,
+                                              const DimValues& probe, double full_reference_seconds) {
+  const TimedOutputCheck check(spec, reference, timed_inputs.dims, timed_inputs.seed, probe, 1,
+                               full_reference_seconds);
+  return check({timed_inputs, outputs, true});
 }
 
 }  // namespace kernelgen

@@ -20,6 +20,7 @@
 #include "kernelgen/validation/case_buffers.hpp"
 #include "kernelgen/validation/sizes.hpp"
 #include "kernelgen/validation/timed_output.hpp"
+#include "kernelgen/timing.hpp"
 
 namespace kernelgen {
 
@@ -379,6 +380,76 @@ std::optional<Verdict> layer_rejection(const std::vector<std::string>& errors, c
   return verdict;
 }
 
+// The device a timing runs on where `device` has GPU-assisted validation: the same physical device without it,
+// whose shaders are not instrumented.
+Device plain_twin(const Device& device) { return Device(DeviceOptions{.selector = std::to_string(device.info().index)}); }
+
+// One run of the kernel at the op's bench dims on `inputs`, from poisoned outputs, and what it left.
+TimedSizeOutput run_at_timed_size(Device& device, const OpSpec& spec, const KernelBinary& binary,
+                                  const TestCase& inputs) {
+  Kernel kernel(device, binary.spirv, static_cast<uint32_t>(spec.tensors().size()),
+                static_cast<uint32_t>(inputs.dims.size()));
+  std::vector<Buffer> buffers = case_buffers(device, spec, inputs);
+  std::vector<const Buffer*> bound;
+  for (const Buffer& buffer : buffers) bound.push_back(&buffer);
+  Sequence sequence(device, 0);
+  sequence.dispatch(kernel, bound, binary.grid.evaluate(inputs.dims), push_constants(inputs.dims)).run();
+  return {inputs, download_outputs(spec, inputs.dims, buffers), false};
+}
+
+// The kernel at the size it is timed at (the op's bench dims on this device): timed where options.timing_runs >
+// 0, over the first kTimedInputSets of timed_size_case_names(), and run once on each of the others (on all of
+// them where it is not timed), every output checked against the reference (TimedOutputCheck). A rejection, or
+// nothing, with the verdict given its timing and a passed "timed" case per case checked. A correct kernel stays
+// correct where it cannot be run there (a queue without timestamps, a lost device, memory the device lacks at
+// that size): the verdict's timing_error says why.
+std::optional<Verdict> check_timed_size(Device& device, const OpSpec& spec, ReferenceFunction reference,
+                                        const KernelBinary& kernel, const ValidationOptions& options,
+                                        const DimValues& probe, Verdict& verdict) {
+  const std::span<const char* const> names = timed_size_case_names();
+  const DimValues dims = spec.bench_dims(is_cpu_device(device.info()));
+  std::optional<Timing> timing;
+  try {
+    std::optional<Device> plain;
+    if (device.gpu_assisted_validation()) plain.emplace(plain_twin(device));
+    Device& on = plain ? *plain : device;
+    const TimedOutputCheck check(spec, reference, dims, options.base_seed, probe, names.size());
+    std::vector<TimedSizeOutput> timed;
+    if (options.timing_runs > 0) {
+      try {
+        if (options.test_fault == kTimingFault) throw VulkanError(VK_ERROR_FEATURE_NOT_PRESENT, "timing the kernel");
+        TimedRun run = time_kernel(on, spec, kernel, options.timing_runs, options.base_seed);
+        timing = run.timing;
+        timed = std::move(run.outputs);
+      } catch (const std::exception& error) {
+        verdict.timing_error = error.what();
+      }
+    }
+    // One case at a time, the timed ones first: at a model's sizes each case's tensors may take gigabytes.
+    for (size_t c = 0; c < names.size(); ++c) {
+      const TimedSizeOutput run = c < timed.size() ? std::move(timed[c])
+                                                   : run_at_timed_size(on, spec, kernel,
+                                                                       make_case(spec, names[c], options.base_seed, dims));
+      if (auto wrong = check(run)) {
+        Verdict rejected = verdict;
+        rejected.status = wrong->status;
+        rejected.reason = "case timed: " + wrong->detail;
+        rejected.timing_error.clear();
+        rejected.cases.push_back(std::move(*wrong));
+        return rejected;
+      }
+      verdict.cases.push_back(failure(run.inputs, spec, Status::PASSED, ""));
+      verdict.cases.back().name = "timed";
+    }
+  } catch (const std::exception& error) {
+    std::erase_if(verdict.cases, [](const CaseResult& c) { return c.name == "timed"; });
+    verdict.timing_error = "not checked at the timed size " + dims_text(spec, dims) + ": " + error.what();
+    return std::nullopt;
+  }
+  verdict.timing = timing;
+  return std::nullopt;
+}
+
 }  // namespace
 
 DeviceOptions validation_device_options() {
@@ -620,54 +691,34 @@ Verdict validate_kernel(Device& device, const OpSpec& spec, ReferenceFunction re
       return verdict;
     }
   }
-  if (options.timing_runs > 0) {
-    // A correct kernel stays correct when it cannot be timed (a queue without timestamps, a lost device): the
-    // verdict says why and the kernel is kept, untimed.
-    std::optional<TimedRun> timed;
-    try {
-      if (options.test_fault == kTimingFault) throw VulkanError(VK_ERROR_FEATURE_NOT_PRESENT, "timing the kernel");
-      timed = time_kernel(device, spec, kernel, options.timing_runs, options.base_seed);
-    } catch (const std::exception& failure) {
-      verdict.timing_error = failure.what();
-    }
-    // What it computed while timed is checked too: a kernel right at the sizes above and wrong at the timed one
-    // would otherwise win on its speed there.
-    if (timed) {
-      if (auto wrong = check_timed_outputs(spec, reference, timed->inputs, timed->outputs, largest)) {
-        verdict.status = wrong->status;
-        verdict.reason = "case timed: " + wrong->detail;
-        verdict.cases.push_back(std::move(*wrong));
-        return verdict;
-      }
-      verdict.cases.push_back(failure(timed->inputs, spec, Status::PASSED, ""));
-      verdict.cases.back().name = "timed";
-      verdict.timing = timed->timing;
-    }
-  }
+  if (options.timing_runs > 0 || options.check_timed_size)
+    if (auto wrong = check_timed_size(device, spec, reference, kernel, options, largest, verdict)) return *wrong;
   return verdict;
 }
 
 TimedRun time_kernel(Device& device, const OpSpec& spec, const KernelBinary& binary, int runs, uint64_t seed) {
   if (device.gpu_assisted_validation()) {
-    Device plain(DeviceOptions{.selector = std::to_string(device.info().index)});
+    Device plain = plain_twin(device);
     return time_kernel(plain, spec, binary, runs, seed);
   }
   const auto tensors = spec.tensors();
   const DimValues dims = spec.bench_dims(is_cpu_device(device.info()));
   Kernel kernel(device, binary.spirv, static_cast<uint32_t>(tensors.size()), static_cast<uint32_t>(dims.size()));
-  TimedRun timed;
-  timed.inputs = make_case(spec, "uniform", seed, dims);
-  const std::vector<Buffer> buffers = case_buffers(device, spec, timed.inputs);
-  std::vector<const Buffer*> bound;
-  for (const auto& buffer : buffers) bound.push_back(&buffer);
+  std::vector<TestCase> cases;
+  for (size_t c = 0; c < kTimedInputSets; ++c) cases.push_back(make_case(spec, timed_size_case_names()[c], seed, dims));
+  TimedBuffers buffers(device, spec, std::move(cases));
 
   const Grid grid = binary.grid.evaluate(dims);
   const std::vector<uint32_t> pushed = push_constants(dims);
   TimingOptions options;
   options.runs = runs;
-  DispatchTimer timer(device, [&](Sequence& sequence) { sequence.dispatch(kernel, bound, grid, pushed); }, options);
+  DispatchTimer timer(
+      device, buffers.bindings(),
+      [&](Sequence& sequence, const std::vector<const Buffer*>& bound) { sequence.dispatch(kernel, bound, grid, pushed); },
+      options);
   const TimingStats stats = timer.measure();
 
+  TimedRun timed;
   Timing& timing = timed.timing;
   timing.device = device.info().name;
   timing.runs = stats.runs;
@@ -681,7 +732,8 @@ TimedRun time_kernel(Device& device, const OpSpec& spec, const KernelBinary& bin
   timing.gflops = spec.flops_at(dims) / timing.median_ns;
   for (const PipelineStatistic& statistic : kernel.statistics())
     timing.pipeline.emplace_back(statistic.name, statistic.value);
-  timed.outputs = download_outputs(spec, dims, buffers);
+  for (size_t set = 0; set < buffers.cases().size(); ++set)
+    timed.outputs.push_back({buffers.cases()[set], buffers.outputs(set), true});
   return timed;
 }
 

@@ -3,6 +3,7 @@
 #include "kernelgen/validation/protocol.hpp"
 
 #include <algorithm>
+#include <vector>
 #include <cstdio>
 #include <stdexcept>
 #include <nlohmann/json.hpp>
@@ -71,15 +72,20 @@ std::string sized_case_lines(const std::vector<CaseResult>& cases) {
   }
   for (const std::string& kind : kinds) {
     CaseResult worst{kind};
-    int sizes = 0;
+    int runs = 0;
+    std::vector<std::string> sizes;
     for (const CaseResult& c : cases) {
       if (c.name != kind || !c.passed()) continue;
-      ++sizes;
+      ++runs;
+      if (std::find(sizes.begin(), sizes.end(), c.dims) == sizes.end()) sizes.push_back(c.dims);
       worst.comparison.elements += c.comparison.elements;
       worst.comparison.max_abs_error = std::max(worst.comparison.max_abs_error, c.comparison.max_abs_error);
       worst.comparison.max_rel_error = std::max(worst.comparison.max_rel_error, c.comparison.max_rel_error);
     }
-    if (sizes > 0) text += case_line(worst, kind + " (" + std::to_string(sizes) + " sizes)");
+    // The timed size is one size, checked on several cases: "timed (1 size, 6 cases)".
+    const std::string count = std::to_string(sizes.size()) + (sizes.size() == 1 ? " size" : " sizes") +
+                              (runs > static_cast<int>(sizes.size()) ? ", " + std::to_string(runs) + " cases" : "");
+    if (runs > 0) text += case_line(worst, kind + " (" + count + ")");
   }
   return text;
 }

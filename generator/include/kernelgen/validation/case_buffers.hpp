@@ -6,6 +6,7 @@
 #include "kernelgen/contract/host_tensor.hpp"
 #include "kernelgen/contract/op_spec.hpp"
 #include "kernelgen/device.hpp"
+#include "kernelgen/timing.hpp"
 #include "kernelgen/validation/cases.hpp"
 
 namespace kernelgen {
@@ -18,6 +19,28 @@ std::vector<Buffer> case_buffers(Device& device, const OpSpec& spec, const TestC
 
 // The outputs the buffers hold, read back at these dims.
 std::vector<HostTensor> download_outputs(const OpSpec& spec, const DimValues& dims, const std::vector<Buffer>& buffers);
+
+// The buffers of timed runs (DispatchTimer, kernelgen/timing.hpp) of one op: a set per case, as case_buffers
+// makes them, and one buffer per output holding poison(dtype, 0), which each run's outputs are reset to before
+// the run. The search's timing, `kernelgen validate --time` and the generated benchmark all time through these.
+class TimedBuffers {
+ public:
+  // `cases`: at one size, each with inputs of its own.
+  TimedBuffers(Device& device, const OpSpec& spec, std::vector<TestCase> cases);
+
+  // One per case, for DispatchTimer.
+  std::vector<TimedBindings> bindings() const;
+  const std::vector<TestCase>& cases() const { return cases_; }
+  std::vector<Buffer>& buffers(size_t set) { return sets_.at(set); }
+  // What set `set`'s outputs hold.
+  std::vector<HostTensor> outputs(size_t set) const;
+
+ private:
+  OpSpec spec_;
+  std::vector<TestCase> cases_;
+  std::vector<std::vector<Buffer>> sets_;
+  std::vector<Buffer> poisoned_;  // per output
+};
 
 // The validator's poison patterns, one per run: a NaN with a payload then a finite value for floats, two
 // different byte patterns for integers. An element holding the first after run 0 and the second after run 1

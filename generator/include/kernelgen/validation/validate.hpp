@@ -14,6 +14,7 @@
 #include "kernelgen/contract/op_spec.hpp"
 #include "kernelgen/reference_types.hpp"
 #include "kernelgen/validation/sizes.hpp"
+#include "kernelgen/validation/timed_output.hpp"
 #include "kernelgen/validation/verdict.hpp"
 
 namespace kernelgen {
@@ -37,6 +38,9 @@ struct ValidationOptions {
   // Test hook (the worker's KERNELGEN_TEST_WORKER_FAULT): a VkResult the first dispatch fails with, as a lost
   // device or exhausted memory would make it; or kTimingFault, which makes timing fail. 0: none.
   int test_fault = 0;
+  // Without timing too, run the kernel at the timed size on each of timed_size_case_names() and check its
+  // outputs, as a timing does (`kernelgen validate` without --no-timed-size).
+  bool check_timed_size = false;
 };
 
 constexpr int kTimingFault = 1;
@@ -82,17 +86,17 @@ std::vector<HostTensor> reference_magnitudes(const OpSpec& spec, ReferenceFuncti
 // The dims as the kernel's push constants receive them.
 std::vector<uint32_t> push_constants(const DimValues& dims);
 
-// A timing, and what the kernel computed while timed: the inputs (the suite's uniform case at the timed dims)
-// and the outputs the last run left, which were poisoned before the first.
+// A timing, and what the kernel computed while timed: per input set the timed runs rotated through (the first
+// kTimedInputSets of timed_size_case_names(), at the timed dims), its inputs and the outputs its last run left.
 struct TimedRun {
   Timing timing;
-  TestCase inputs;
-  std::vector<HostTensor> outputs;
+  std::vector<TimedSizeOutput> outputs;
 };
 
 // Median GPU time of the kernel at the op's bench dims over `runs` timestamped dispatches, after warm-up, on
-// inputs drawn from `seed`. On a device with GPU-assisted validation the kernel is timed on the same physical
-// device opened without it, as the instrumented shader is slower.
+// inputs drawn from `seed`, each dispatch from freshly poisoned outputs (TimedBuffers). On a device with
+// GPU-assisted validation the kernel is timed on the same physical device opened without it, as the
+// instrumented shader is slower.
 TimedRun time_kernel(Device& device, const OpSpec& spec, const KernelBinary& kernel, int runs, uint64_t seed);
 
 }  // namespace kernelgen

@@ -20,8 +20,8 @@ void runs_what_the_checked_in_source_compiles_to(const OpUnderTest& op);
 void wrapper_call_matches_reference(const OpUnderTest& op);
 
 // A call through the wrapper at the size the op is benchmarked and timed at on this device (BENCH_DIMS,
-// CPU_BENCH_DIMS on a CPU device), its outputs poisoned first, checked as a timing's outputs are
-// (kernelgen/validation/timed_output.hpp): right at the validated sizes is not enough.
+// CPU_BENCH_DIMS on a CPU device) on each case of timed_size_case_names(), its outputs poisoned first, checked as
+// a timing's outputs are (kernelgen/validation/timed_output.hpp): right at the validated sizes is not enough.
 void wrapper_call_at_the_timed_size_matches_reference(const OpUnderTest& op);
 
 // Each variant's kernel.comp under generated/<op>/variants/ compiles to what the wrapper embeds.
