@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <chrono>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
 #include "generator/scratch_dir.hpp"
@@ -125,6 +126,44 @@ TEST(IsolatedValidation, ARejectionOnOneOfSeveralDevicesNamesThatDevice) {
   EXPECT_EQ(verdict.device, selected.name);
   EXPECT_THAT(verdict.reason, ::testing::StartsWith("on " + selected.name + ": case "));
   EXPECT_TRUE(verdict.devices.empty()) << "rejected by the first device, it passed on none";
+}
+
+// Lavapipe, where the loader lists it: the device a second subgroup size is validated on.
+std::optional<DeviceInfo> lavapipe() {
+  for (const DeviceInfo& device : Device::list())
+    if (device.driver.find("llvmpipe") != std::string::npos) return device;
+  return std::nullopt;
+}
+
+// Lavapipe validates at its own subgroup size (8 with AVX2) and again 4 wide: a kernel whose shared scratch has a
+// slot per subgroup for subgroups of at least 8 passes at 8 and is rejected at 4, naming the size; its twin with
+// a slot per invocation passes both, and the verdict lists both sizes.
+TEST(IsolatedValidation, LavapipeValidatesAtASecondSubgroupSizeWhereScratchSizedForEightIsRejected) {
+  const auto cpu = lavapipe();
+  if (!cpu || cpu->subgroup_size <= 4)
+    GTEST_SKIP() << "no lavapipe wider than 4 here (mesa-vulkan-drivers on a CPU with AVX): no second subgroup size";
+  const OpSpec spec = load_op_spec(std::string(KERNELGEN_TEST_SPECS_DIR) + "/sum_lastdim/spec.json");
+  IsolationSettings on_lavapipe = settings();
+  on_lavapipe.reference_module = std::string(KERNELGEN_TEST_SPECS_DIR) + "/sum_lastdim/reference.so";
+  on_lavapipe.devices = {*cpu};
+  const std::string kernels = KERNELGEN_TEST_KERNELS_DIR;
+  const std::vector<uint32_t> both = {cpu->subgroup_size, 4};
+
+  const Verdict wrong = evaluate_isolated(
+      on_lavapipe, spec, read_file(kernels + "/sum_lastdim_slots_for_subgroups_of_8.comp"), {base_seed_from_environment(), 0});
+  EXPECT_EQ(wrong.status, Status::INCORRECT_NUMERICAL) << describe(wrong);
+  EXPECT_EQ(wrong.subgroup_sizes, both) << describe(wrong);
+  EXPECT_EQ(wrong.devices, std::vector<std::string>{cpu->name}) << "it passes at lavapipe's own width";
+  EXPECT_THAT(wrong.reason, HasSubstr(" at subgroup size 4 (lavapipe's second width: LP_NATIVE_VECTOR_WIDTH=128, "
+                                      "GALLIUM_OVERRIDE_CPU_CAPS=sse4.1): "));
+
+  const Verdict right = evaluate_isolated(
+      on_lavapipe, spec, read_file(kernels + "/sum_lastdim_slot_per_invocation.comp"), {base_seed_from_environment(), 0});
+  EXPECT_TRUE(right.passed()) << describe(right);
+  EXPECT_EQ(right.subgroup_sizes, both);
+  EXPECT_EQ(right.devices, std::vector<std::string>{cpu->name});
+  EXPECT_THAT(describe(right), HasSubstr("at subgroup sizes " + std::to_string(cpu->subgroup_size) + ", 4"));
+  EXPECT_TRUE(no_child_left());
 }
 
 // The faults a GPU build can meet, through the worker's test hook: each is a verdict naming the device, and

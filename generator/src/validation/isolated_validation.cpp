@@ -42,6 +42,7 @@ constexpr size_t kStderrTail = 4000;
 // What the worker answered, line by line.
 struct WorkerAnswer {
   std::string device;
+  uint32_t subgroup_size = 0;
   std::optional<KernelBinary> binary;
   std::optional<Verdict> verdict;
   std::optional<std::string> error;  // it could not validate anything
@@ -59,6 +60,7 @@ void read_answer_line(const OpSpec& spec, const std::string& line, WorkerAnswer&
   }
   if (!message.is_object()) return;
   if (message.contains("device")) answer.device = message["device"].get<std::string>();
+  if (message.contains("subgroup_size")) answer.subgroup_size = message["subgroup_size"].get<uint32_t>();
   if (message.contains("binary")) {
     const json& binary = message["binary"];
     answer.binary = KernelBinary{binary.at("spirv").get<std::vector<uint32_t>>(),
@@ -119,8 +121,9 @@ struct ChildRun {
   std::string err_tail;
 };
 
+// `settings`: NAME=value for the child, each on top of (or instead of) what it inherits.
 ChildRun run_child(const std::filesystem::path& tool, const std::filesystem::path& reference_module,
-                   const std::string& request, double timeout_s) {
+                   const std::string& request, double timeout_s, const std::vector<std::string>& settings) {
   const int input = request_fd(request);
   int out[2], err[2];
   if (::pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
@@ -150,6 +153,11 @@ ChildRun run_child(const std::filesystem::path& tool, const std::filesystem::pat
   argv.push_back(nullptr);
   pid_t pid = 0;
   std::vector<char*> environment = worker_environment(environ);
+  for (const std::string& setting : settings) {
+    const std::string_view name(setting.data(), setting.find('=') + 1);
+    std::erase_if(environment, [&](const char* entry) { return entry && std::string_view(entry).starts_with(name); });
+    environment.insert(environment.end() - 1, const_cast<char*>(setting.c_str()));
+  }
   const int spawned = ::posix_spawn(&pid, program.c_str(), &actions, &attributes, argv.data(), environment.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
@@ -226,10 +234,22 @@ double validation_timeout(const std::optional<std::string>& setting) {
 
 namespace {
 
-// One worker on one device (null: the worker's own choice).
+// Lavapipe's subgroups are its vectors' 32-bit lanes: 8 on a CPU with AVX2 (256 bits), 4 with 128-bit vectors.
+// The settings that make it run 4 wide where it runs wider, or none (another driver, or lavapipe at 4 already).
+// LP_NATIVE_VECTOR_WIDTH=128 alone changes what Mesa 22.3 reports (subgroupSize, gl_SubgroupSize,
+// gl_NumSubgroups) but not the width its compute shaders run at (gl_SubgroupID, subgroupAdd stay 8 wide);
+// limiting its CPU to SSE4.1 does both.
+std::vector<std::string> lavapipe_second_width(const DeviceInfo& device) {
+  if (device.driver.find("llvmpipe") == std::string::npos && device.name.find("llvmpipe") == std::string::npos)
+    return {};
+  if (device.subgroup_size <= 4) return {};
+  return {"LP_NATIVE_VECTOR_WIDTH=128", "GALLIUM_OVERRIDE_CPU_CAPS=sse4.1"};
+}
+
+// One worker on one device (null: the worker's own choice), with `setting` in its environment (see run_child).
 Verdict evaluate_on_worker(const IsolationSettings& settings, const std::filesystem::path& tool, const OpSpec& spec,
                            const std::string& glsl, const ValidationOptions& options, const DeviceInfo* device,
-                           KernelBinary* binary) {
+                           KernelBinary* binary, const std::vector<std::string>& setting = {}) {
   const double timeout_s = settings.timeout_s;
   json request = {{"spec", to_json(spec)},
                   {"glsl", glsl},
@@ -238,7 +258,7 @@ Verdict evaluate_on_worker(const IsolationSettings& settings, const std::filesys
                   {"stress_runs", options.stress_runs},
                   {"check_timed_size", options.check_timed_size}};
   if (device) request["device"] = device->index;
-  const ChildRun run = run_child(tool, settings.reference_module, request.dump(), timeout_s);
+  const ChildRun run = run_child(tool, settings.reference_module, request.dump(), timeout_s, setting);
 
   WorkerAnswer answer;
   for (size_t start = 0; start < run.out.size();) {
@@ -266,6 +286,7 @@ Verdict evaluate_on_worker(const IsolationSettings& settings, const std::filesys
   Verdict verdict;
   verdict.base_seed = options.base_seed;
   verdict.device = answer.device;
+  if (answer.subgroup_size) verdict.subgroup_sizes = {answer.subgroup_size};
   verdict.status = Status::RUNTIME_ERROR;
   verdict.log = run.err_tail;
   if (run.timed_out) {
@@ -299,27 +320,43 @@ Verdict evaluate_isolated(const IsolationSettings& settings, const OpSpec& spec,
   const std::vector<std::string> reduced = validation_protocol_here(settings.devices).missing;
   std::optional<Verdict> first;
   std::vector<std::string> passed_on;
+  std::vector<uint32_t> subgroup_sizes;
   for (size_t d = 0; d < settings.devices.size(); ++d) {
     const DeviceInfo& device = settings.devices[d];
-    ValidationOptions on_this = options;
-    if (d > 0) {  // timed, and checked at the timed size, on the first device only
-      on_this.timing_runs = 0;
-      on_this.check_timed_size = false;
+    // Lavapipe validates twice, at its own width and at a second one, so that a kernel meets two subgroup sizes.
+    std::vector<std::vector<std::string>> widths = {{}};
+    if (auto second = lavapipe_second_width(device); !second.empty()) widths.push_back(std::move(second));
+    for (size_t w = 0; w < widths.size(); ++w) {
+      ValidationOptions on_this = options;
+      if (d > 0 || w > 0) {  // timed, and checked at the timed size, on the first device at its own width only
+        on_this.timing_runs = 0;
+        on_this.check_timed_size = false;
+      }
+      KernelBinary compiled;
+      Verdict verdict = evaluate_on_worker(settings, tool, spec, glsl, on_this, &device, &compiled, widths[w]);
+      if (binary && d == 0 && w == 0) *binary = compiled;
+      for (uint32_t size : verdict.subgroup_sizes)
+        if (std::find(subgroup_sizes.begin(), subgroup_sizes.end(), size) == subgroup_sizes.end())
+          subgroup_sizes.push_back(size);
+      if (!verdict.passed()) {
+        if (verdict.device.empty()) verdict.device = device.name;
+        if (w > 0)
+          verdict.reason = "on " + verdict.device + " at subgroup size " +
+                           (verdict.subgroup_sizes.empty() ? "?" : std::to_string(verdict.subgroup_sizes.back())) +
+                           " (lavapipe's second width: " + widths[w][0] + ", " + widths[w][1] + "): " + verdict.reason;
+        else if (settings.devices.size() > 1)
+          verdict.reason = "on " + verdict.device + ": " + verdict.reason;
+        verdict.devices = passed_on;
+        verdict.subgroup_sizes = subgroup_sizes;
+        verdict.reduced = reduced;
+        return verdict;
+      }
+      if (w == 0) passed_on.push_back(verdict.device.empty() ? device.name : verdict.device);
+      if (!first) first = std::move(verdict);
     }
-    KernelBinary compiled;
-    Verdict verdict = evaluate_on_worker(settings, tool, spec, glsl, on_this, &device, &compiled);
-    if (binary && d == 0) *binary = compiled;
-    if (!verdict.passed()) {
-      if (verdict.device.empty()) verdict.device = device.name;
-      if (settings.devices.size() > 1) verdict.reason = "on " + verdict.device + ": " + verdict.reason;
-      verdict.devices = passed_on;
-      verdict.reduced = reduced;
-      return verdict;
-    }
-    passed_on.push_back(verdict.device.empty() ? device.name : verdict.device);
-    if (!first) first = std::move(verdict);
   }
   first->devices = passed_on;
+  first->subgroup_sizes = subgroup_sizes;
   first->reduced = reduced;
   return *first;
 }
@@ -387,7 +424,7 @@ int run_validation_worker(const std::filesystem::path& reference_module) {
       return 3;
     }
     Device& device = *opened;
-    channel.send({{"device", device.info().name}});
+    channel.send({{"device", device.info().name}, {"subgroup_size", device.info().subgroup_size}});
     if (auto unsupported = unsupported_on(spec, device.info())) {
       channel.send({{"error", *unsupported}});
       return 3;
@@ -396,6 +433,7 @@ int run_validation_worker(const std::filesystem::path& reference_module) {
     if (auto* rejected = std::get_if<Verdict>(&compiled)) {
       rejected->base_seed = options.base_seed;
       rejected->device = device.info().name;
+      rejected->subgroup_sizes = {device.info().subgroup_size};
       channel.send({{"verdict", *rejected}});
       return 0;
     }

@@ -608,6 +608,7 @@ Verdict validate_kernel(Device& device, const OpSpec& spec, ReferenceFunction re
   Verdict verdict;
   verdict.base_seed = options.base_seed;
   verdict.device = device.info().name;
+  verdict.subgroup_sizes = {device.info().subgroup_size};
 
   std::string error;
   const auto interface = reflect_spirv(kernel.spirv, &error);

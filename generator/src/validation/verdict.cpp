@@ -129,6 +129,12 @@ std::string describe(const Verdict& verdict) {
     for (size_t d = 0; d < verdict.devices.size(); ++d) text += (d ? ", " : " ") + verdict.devices[d];
     text += "\n";
   }
+  if (verdict.subgroup_sizes.size() > 1) {
+    text += "  at subgroup sizes";
+    for (size_t s = 0; s < verdict.subgroup_sizes.size(); ++s)
+      text += (s ? ", " : " ") + std::to_string(verdict.subgroup_sizes[s]);
+    text += "\n";
+  }
   if (!verdict.reduced.empty()) text += "  reduced validation: " + describe_missing(verdict.reduced) + "\n";
   if (!verdict.cases.empty()) text += "  replay with KERNELGEN_SEED=" + std::to_string(verdict.base_seed) + "\n";
   return text;
@@ -179,6 +185,7 @@ void to_json(nlohmann::json& json, const Verdict& v) {
   if (v.timing) json["timing"] = *v.timing;
   if (!v.timing_error.empty()) json["timing_error"] = v.timing_error;
   if (!v.devices.empty()) json["devices"] = v.devices;
+  if (!v.subgroup_sizes.empty()) json["subgroup_sizes"] = v.subgroup_sizes;
   if (!v.reduced.empty()) json["reduced_validation"] = v.reduced;
 }
 
@@ -220,6 +227,7 @@ void from_json(const nlohmann::json& json, Verdict& v) {
   else v.timing.reset();
   v.timing_error = json.value("timing_error", "");
   v.devices = json.value("devices", std::vector<std::string>());
+  v.subgroup_sizes = json.value("subgroup_sizes", std::vector<uint32_t>());
   v.reduced = json.value("reduced_validation", std::vector<std::string>());
 }
 
