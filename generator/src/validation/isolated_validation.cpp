@@ -256,7 +256,8 @@ Verdict evaluate_on_worker(const IsolationSettings& settings, const std::filesys
                   {"base_seed", options.base_seed},
                   {"timing_runs", options.timing_runs},
                   {"stress_runs", options.stress_runs},
-                  {"check_timed_size", options.check_timed_size}};
+                  {"check_timed_size", options.check_timed_size},
+                  {"declared_sizes_two_cases", options.declared_sizes_two_cases}};
   if (device) request["device"] = device->index;
   const ChildRun run = run_child(tool, settings.reference_module, request.dump(), timeout_s, setting);
 
@@ -331,6 +332,10 @@ Verdict evaluate_isolated(const IsolationSettings& settings, const OpSpec& spec,
       if (d > 0 || w > 0) {  // timed, and checked at the timed size, on the first device at its own width only
         on_this.timing_runs = 0;
         on_this.check_timed_size = false;
+      }
+      if (w > 0) {  // 4 wide, lavapipe runs at half its speed: the declared sizes, two cases, no stress runs
+        on_this.declared_sizes_two_cases = true;
+        on_this.stress_runs = 0;
       }
       KernelBinary compiled;
       Verdict verdict = evaluate_on_worker(settings, tool, spec, glsl, on_this, &device, &compiled, widths[w]);
@@ -413,6 +418,7 @@ int run_validation_worker(const std::filesystem::path& reference_module) {
                               request.value("stress_runs", kDefaultStressRuns)};
     options.test_fault = test_fault_from_environment();
     options.check_timed_size = request.value("check_timed_size", false);
+    options.declared_sizes_two_cases = request.value("declared_sizes_two_cases", false);
     const ReferenceFunction reference = load_reference(reference_module, spec.name);
     DeviceOptions device_options = validation_device_options();
     if (request.contains("device")) device_options.selector = std::to_string(request.at("device").get<uint32_t>());

@@ -617,7 +617,9 @@ Verdict validate_kernel(Device& device, const OpSpec& spec, ReferenceFunction re
     verdict.reason = "the binary is not SPIR-V: " + error;
     return verdict;
   }
-  const std::vector<DimValues> sizes = validation_sizes(spec, interface->local_size, options.base_seed);
+  const std::vector<DimValues> sizes = options.declared_sizes_two_cases
+                                           ? declared_sizes(spec, interface->local_size)
+                                           : validation_sizes(spec, interface->local_size, options.base_seed);
   const DimValues stress_size = largest_declared_size(spec, interface->local_size);
   // The size whose tensors take the most bytes (a drawn size may be below the ragged one): the reference's check,
   // the out-of-memory message's size and the timed-output check's probe.
@@ -656,7 +658,9 @@ Verdict validate_kernel(Device& device, const OpSpec& spec, ReferenceFunction re
       // The stress runs: the first case at the largest declared size, where the most workgroups run at once
       // of the sizes every validation shares (the drawn ones after it change from seed to seed).
       int stress_runs = dims == stress_size ? options.stress_runs : 0;
-      for (const TestCase& test_case : make_cases(spec, options.base_seed, dims)) {
+      std::vector<TestCase> cases = make_cases(spec, options.base_seed, dims);
+      if (options.declared_sizes_two_cases && cases.size() > 2) cases.resize(2);
+      for (const TestCase& test_case : cases) {
         const auto first = harness.run(test_case.inputs, 0);
         const auto second = harness.run(test_case.inputs, 1);
         CaseResult result = check_case(spec, reference, kernel.spirv, harness, test_case, first, second);

@@ -26,8 +26,8 @@ struct IsolationSettings {
 double validation_timeout(const std::optional<std::string>& setting);
 
 // evaluate_source() in a child process per device, and on a lavapipe wider than 4 a second child that runs it 4
-// wide (LP_NATIVE_VECTOR_WIDTH=128 GALLIUM_OVERRIDE_CPU_CAPS=sse4.1; neither timed nor checked at the timed
-// size), so that a kernel meets two subgroup sizes (Verdict::subgroup_sizes lists those it ran at),
+// wide (LP_NATIVE_VECTOR_WIDTH=128 GALLIUM_OVERRIDE_CPU_CAPS=sse4.1; at the declared sizes with two cases, no
+// stress runs, neither timed nor checked at the timed size), so that a kernel meets two subgroup sizes (Verdict::subgroup_sizes lists those it ran at),
 // stopping at the first device that rejects the kernel: its
 // verdict, whose device is that one (and whose reason names it when there are several). A kernel that passes
 // everywhere gets the first device's verdict, with every device in Verdict::devices. A child that runs past the limit is killed with its whole process

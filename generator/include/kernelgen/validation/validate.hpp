@@ -41,6 +41,9 @@ struct ValidationOptions {
   // Without timing too, run the kernel at the timed size on each of timed_size_case_names() and check its
   // outputs, as a timing does (`kernelgen validate` without --no-timed-size).
   bool check_timed_size = false;
+  // The declared sizes alone (declared_sizes) and the first two cases of each (uniform, normal): the cheaper
+  // pass at lavapipe's second subgroup width (isolated_validation.hpp), which runs there at half its speed.
+  bool declared_sizes_two_cases = false;
 };
 
 constexpr int kTimingFault = 1;
