@@ -166,6 +166,25 @@ TEST(IsolatedValidation, LavapipeValidatesAtASecondSubgroupSizeWhereScratchSized
   EXPECT_TRUE(no_child_left());
 }
 
+// Limited to SSE4.1, Mesa 22.3's lavapipe aborts on f16 conversions (no F16C): a kernel with 16-bit floats is
+// validated at lavapipe's own width alone, and its verdict says so. matmul_f16's checked-in kernel, whose search
+// candidates died of SIGABRT at the second width before.
+TEST(IsolatedValidation, AKernelWithHalfFloatsMeetsLavapipesOwnWidthAloneAndSaysSo) {
+  const auto cpu = lavapipe();
+  if (!cpu || cpu->subgroup_size <= 4)
+    GTEST_SKIP() << "no lavapipe wider than 4 here (mesa-vulkan-drivers on a CPU with AVX): no second subgroup size";
+  const OpSpec spec = load_op_spec(std::string(KERNELGEN_TEST_SPECS_DIR) + "/matmul_f16/spec.json");
+  IsolationSettings on_lavapipe = settings();
+  on_lavapipe.reference_module = std::string(KERNELGEN_TEST_SPECS_DIR) + "/matmul_f16/reference.so";
+  on_lavapipe.devices = {*cpu};
+  const Verdict verdict = evaluate_isolated(
+      on_lavapipe, spec, read_file(std::string(KERNELGEN_TEST_GENERATED_DIR) + "/matmul_f16/kernel.comp"),
+      {base_seed_from_environment(), 0});
+  EXPECT_TRUE(verdict.passed()) << describe(verdict);
+  EXPECT_EQ(verdict.subgroup_sizes, std::vector<uint32_t>{cpu->subgroup_size}) << describe(verdict);
+  EXPECT_TRUE(no_child_left());
+}
+
 // The faults a GPU build can meet, through the worker's test hook: each is a verdict naming the device, and
 // the worker process that met it is gone.
 TEST(IsolatedValidation, ALostDeviceIsARuntimeErrorNamingTheDevice) {
