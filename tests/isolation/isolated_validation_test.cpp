@@ -135,6 +135,14 @@ std::optional<DeviceInfo> lavapipe() {
   return std::nullopt;
 }
 
+// Isolation settings that validate `op` (its spec and reference module from the build) on lavapipe alone.
+IsolationSettings on_lavapipe_alone(const DeviceInfo& cpu, const std::string& op) {
+  IsolationSettings on_lavapipe = settings();
+  on_lavapipe.reference_module = std::string(KERNELGEN_TEST_SPECS_DIR) + "/" + op + "/reference.so";
+  on_lavapipe.devices = {cpu};
+  return on_lavapipe;
+}
+
 // Lavapipe validates at its own subgroup size (8 with AVX2) and again 4 wide: a kernel whose shared scratch has a
 // slot per subgroup for subgroups of at least 8 passes at 8 and is rejected at 4, naming the size; its twin with
 // a slot per invocation passes both, and the verdict lists both sizes.
@@ -143,9 +151,7 @@ TEST(IsolatedValidation, LavapipeValidatesAtASecondSubgroupSizeWhereScratchSized
   if (!cpu || cpu->subgroup_size <= 4)
     GTEST_SKIP() << "no lavapipe wider than 4 here (mesa-vulkan-drivers on a CPU with AVX): no second subgroup size";
   const OpSpec spec = load_op_spec(std::string(KERNELGEN_TEST_SPECS_DIR) + "/sum_lastdim/spec.json");
-  IsolationSettings on_lavapipe = settings();
-  on_lavapipe.reference_module = std::string(KERNELGEN_TEST_SPECS_DIR) + "/sum_lastdim/reference.so";
-  on_lavapipe.devices = {*cpu};
+  const IsolationSettings on_lavapipe = on_lavapipe_alone(*cpu, "sum_lastdim");
   const std::string kernels = KERNELGEN_TEST_KERNELS_DIR;
   const std::vector<uint32_t> both = {cpu->subgroup_size, 4};
 
@@ -174,9 +180,7 @@ TEST(IsolatedValidation, AKernelWithHalfFloatsMeetsLavapipesOwnWidthAloneAndSays
   if (!cpu || cpu->subgroup_size <= 4)
     GTEST_SKIP() << "no lavapipe wider than 4 here (mesa-vulkan-drivers on a CPU with AVX): no second subgroup size";
   const OpSpec spec = load_op_spec(std::string(KERNELGEN_TEST_SPECS_DIR) + "/matmul_f16/spec.json");
-  IsolationSettings on_lavapipe = settings();
-  on_lavapipe.reference_module = std::string(KERNELGEN_TEST_SPECS_DIR) + "/matmul_f16/reference.so";
-  on_lavapipe.devices = {*cpu};
+  const IsolationSettings on_lavapipe = on_lavapipe_alone(*cpu, "matmul_f16");
   const Verdict verdict = evaluate_isolated(
       on_lavapipe, spec, read_file(std::string(KERNELGEN_TEST_GENERATED_DIR) + "/matmul_f16/kernel.comp"),
       {base_seed_from_environment(), 0});
