@@ -19,17 +19,7 @@
 #include "kernelgen/validation/cases.hpp"
 #include "kernelgen/validation/evaluate.hpp"
 #include "kernelgen/validation/timed_output.hpp"
-
-// Summed left to right in float, as the test's kernels sum a row.
-KERNELGEN_REFERENCE(rowsum) {
-  const auto x = kernelgen::as_matrix(inputs[0]);
-  auto y = kernelgen::as_array(outputs[0]);
-  for (Eigen::Index r = 0; r < x.rows(); ++r) {
-    float sum = 0;
-    for (Eigen::Index c = 0; c < x.cols(); ++c) sum += x(r, c);
-    y(r) = sum;
-  }
-}
+#include "support/rowsum_reference.hpp"
 
 KERNELGEN_REFERENCE(softmax_rows) {
   const auto x = kernelgen::as_matrix(inputs[0]);
