@@ -23,8 +23,8 @@ namespace {
 // The largest batch in relu's DIMS: the idle wrapper below runs the kernel up to it and does nothing past it.
 constexpr int64_t kLargestValidatedBatch = 16;
 
-// The catalog's relu behind a Wrapper that forwards every call to it: the changed relus below override only what
-// they change.
+// The catalog's relu behind a Wrapper that forwards every call to it: the changed relus below override only
+// what they change.
 class ForwardingToRelu : public Wrapper {
  public:
   explicit ForwardingToRelu(Device& device) : relu_(relu_under_test().open(device)) {}

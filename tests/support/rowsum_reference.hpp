@@ -1,7 +1,8 @@
 #pragma once
-// The reference of the test ops named rowsum (x: f32[rows, cols] -> y: f32[rows]): each row summed left to right in
-// float, as the test kernels (tests/kernels/rowsum*.comp) sum a row, so a correct kernel matches it exactly. It
-// defines and registers kernelgen_reference_rowsum: include it in one source file of a test executable.
+// The reference of the test ops named rowsum (x: f32[rows, cols] -> y: f32[rows]): each row summed left to
+// right in float, as the test kernels (tests/kernels/rowsum*.comp) sum a row, so a correct kernel matches it
+// exactly. It defines and registers kernelgen_reference_rowsum: include it in one source file of a test
+// executable.
 #include <kernelgen/reference.hpp>
 
 KERNELGEN_REFERENCE(rowsum) {
