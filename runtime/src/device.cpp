@@ -120,6 +120,12 @@ int compute_queue_family(VkPhysicalDevice physical) {
   return fallback;
 }
 
+// Whether the device has VK_EXT_subgroup_size_control's structs: core in Vulkan 1.3, an extension before.
+bool has_subgroup_size_control(const DeviceInfo& info) {
+  return info.api_version >= VK_API_VERSION_1_3 ||
+         has_extension(info, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
+}
+
 // The feature structs that hold the optional features kernels use, linked as one pNext chain behind `core`:
 // the Vulkan 1.1 and 1.2 aggregates on a 1.2 device, else the KHR structs whose extensions the device lists.
 // One chain is filled by vkGetPhysicalDeviceFeatures2 to read what a device has; another, set by hand,
@@ -140,6 +146,8 @@ struct FeatureChain {
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_FEATURES_NV};
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pipeline_executable{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+  VkPhysicalDeviceSubgroupSizeControlFeatures subgroup_size_control{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES};
   // Where the chain keeps each feature; null when no struct in the chain has it.
   VkBool32* storage_buffer_16bit = nullptr;
   VkBool32* uniform_and_storage_buffer_16bit = nullptr;
@@ -161,10 +169,21 @@ struct FeatureChain {
   VkBool32* cooperative_matrix_tensor_addressing = nullptr;
   VkBool32* cooperative_matrix_block_loads = nullptr;
   VkBool32* pipeline_executable_info = nullptr;
+  VkBool32* subgroup_size_control_flag = nullptr;
+  VkBool32* compute_full_subgroups = nullptr;
   // The device extensions the chain's structs need.
   std::vector<const char*> extensions;
 
   explicit FeatureChain(const DeviceInfo& info) {
+    if (has_subgroup_size_control(info)) {
+      // Core in Vulkan 1.3, whose aggregate struct is not in the chain; an extension to enable before.
+      if (info.api_version >= VK_API_VERSION_1_3)
+        append(subgroup_size_control);
+      else
+        use(info, subgroup_size_control, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
+      subgroup_size_control_flag = &subgroup_size_control.subgroupSizeControl;
+      compute_full_subgroups = &subgroup_size_control.computeFullSubgroups;
+    }
     if (info.api_version >= VK_API_VERSION_1_2) {
       append(vulkan11);
       append(vulkan12);
@@ -237,7 +256,9 @@ struct FeatureChain {
       &FeatureChain::cooperative_matrix_per_element_operations,
       &FeatureChain::cooperative_matrix_tensor_addressing,
       &FeatureChain::cooperative_matrix_block_loads,
-      &FeatureChain::pipeline_executable_info};
+      &FeatureChain::pipeline_executable_info,
+      &FeatureChain::subgroup_size_control_flag,
+      &FeatureChain::compute_full_subgroups};
 
  private:
   void** tail = &core.pNext;
@@ -278,7 +299,9 @@ DeviceFeatures query_features(VkPhysicalDevice physical, const DeviceInfo& info)
           .cooperative_matrix_per_element_operations = has(chain.cooperative_matrix_per_element_operations),
           .cooperative_matrix_tensor_addressing = has(chain.cooperative_matrix_tensor_addressing),
           .cooperative_matrix_block_loads = has(chain.cooperative_matrix_block_loads),
-          .pipeline_executable_info = has(chain.pipeline_executable_info)};
+          .pipeline_executable_info = has(chain.pipeline_executable_info),
+          .subgroup_size_control = has(chain.subgroup_size_control_flag),
+          .compute_full_subgroups = has(chain.compute_full_subgroups)};
 }
 
 const char* component_name(VkComponentTypeKHR type) {
@@ -375,6 +398,17 @@ DeviceInfo describe(VkInstance instance, VkPhysicalDevice physical, uint32_t ind
   for (const auto& extension : extensions) info.extensions.emplace_back(extension.extensionName);
   std::sort(info.extensions.begin(), info.extensions.end());
   info.features = query_features(physical, info);
+  if (has_subgroup_size_control(info)) {
+    VkPhysicalDeviceSubgroupSizeControlProperties control{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES};
+    VkPhysicalDeviceProperties2 with_control{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+    with_control.pNext = &control;
+    vkGetPhysicalDeviceProperties2(physical, &with_control);
+    info.min_subgroup_size = control.minSubgroupSize;
+    info.max_subgroup_size = control.maxSubgroupSize;
+    info.required_subgroup_size_stages = control.requiredSubgroupSizeStages;
+    info.max_compute_workgroup_subgroups = control.maxComputeWorkgroupSubgroups;
+  }
   info.cooperative_matrix_shapes = cooperative_matrix_shapes(instance, physical, info);
   return info;
 }

@@ -10,6 +10,7 @@
 #include "device_internals.hpp"
 #include "kernelgen/device.hpp"
 #include "kernelgen/spirv_interface.hpp"
+#include "kernelgen/subgroup_size.hpp"
 #include "vk_check.hpp"
 
 namespace kernelgen {
@@ -42,32 +43,50 @@ std::vector<bool> check_contract(std::span<const uint32_t> spirv, uint32_t bindi
   return writes;
 }
 
+// `size` where the device can run this kernel at it (or 0: none required); else throws why not. Words that
+// are not SPIR-V pass through, for check_contract to say so.
+uint32_t allowed_subgroup_size(const DeviceInfo& device, std::span<const uint32_t> spirv, uint32_t size) {
+  if (size == 0) return 0;
+  const auto interface = reflect_spirv(spirv);
+  if (!interface) return size;
+  const uint32_t invocations = interface->local_size[0] * interface->local_size[1] * interface->local_size[2];
+  if (auto problem = required_subgroup_size_problem(device, size, invocations))
+    throw std::invalid_argument(*problem);
+  return size;
+}
+
 }  // namespace
 
-Kernel::Kernel(const Device& device, std::span<const uint32_t> spirv, uint32_t binding_count, uint32_t dim_count)
+Kernel::Kernel(const Device& device, std::span<const uint32_t> spirv, uint32_t binding_count,
+               uint32_t dim_count, uint32_t required_subgroup_size)
     : Kernel(device.vk_device(), spirv, binding_count, dim_count, DeviceInternals::pipeline_cache(device),
-             device.info().features.pipeline_executable_info) {
+             device.info().features.pipeline_executable_info,
+             allowed_subgroup_size(device.info(), spirv, required_subgroup_size)) {
   watchers_ = device.buffer_watchers();
   watchers_->watch(this);
 }
 
 Kernel::Kernel(VkDevice device, std::span<const uint32_t> spirv, uint32_t binding_count, uint32_t dim_count,
                VkPipelineCache pipeline_cache)
-    : Kernel(device, spirv, binding_count, dim_count, pipeline_cache, false) {}
+    : Kernel(device, spirv, binding_count, dim_count, pipeline_cache, false, 0) {}
 
 Kernel::Kernel(VkDevice device, std::span<const uint32_t> spirv, uint32_t binding_count, uint32_t dim_count,
-               VkPipelineCache pipeline_cache, bool capture_statistics)
-    : device_(device), binding_count_(binding_count), dim_count_(dim_count), capture_statistics_(capture_statistics) {
+               VkPipelineCache pipeline_cache, bool capture_statistics, uint32_t required_subgroup_size)
+    : device_(device),
+      binding_count_(binding_count),
+      dim_count_(dim_count),
+      capture_statistics_(capture_statistics) {
   writes_ = check_contract(spirv, binding_count);
   try {
-    create(spirv, pipeline_cache);
+    create(spirv, pipeline_cache, required_subgroup_size);
   } catch (...) {
     release();
     throw;
   }
 }
 
-void Kernel::create(std::span<const uint32_t> spirv, VkPipelineCache pipeline_cache) {
+void Kernel::create(std::span<const uint32_t> spirv, VkPipelineCache pipeline_cache,
+                    uint32_t required_subgroup_size) {
   VkShaderModuleCreateInfo module{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
   module.codeSize = spirv.size_bytes();
   module.pCode = spirv.data();
@@ -98,6 +117,10 @@ void Kernel::create(std::span<const uint32_t> spirv, VkPipelineCache pipeline_ca
   pipeline.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
   pipeline.stage.module = module_;
   pipeline.stage.pName = "main";
+  VkPipelineShaderStageRequiredSubgroupSizeCreateInfo subgroup_size{
+      VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
+  subgroup_size.requiredSubgroupSize = required_subgroup_size;
+  if (required_subgroup_size > 0) pipeline.stage.pNext = &subgroup_size;
   pipeline.layout = pipeline_layout_;
   if (capture_statistics_) pipeline.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   vk_check(vkCreateComputePipelines(device_, pipeline_cache, 1, &pipeline, nullptr, &pipeline_),

@@ -97,6 +97,11 @@ struct DeviceFeatures {
   // VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR::pipelineExecutableInfo: the driver's statistics of
   // a compiled kernel (Kernel::statistics(): registers, shared memory... as the driver names them).
   bool pipeline_executable_info = false;
+  // VkPhysicalDeviceSubgroupSizeControlFeatures (VK_EXT_subgroup_size_control, core in Vulkan 1.3):
+  // subgroupSizeControl, which lets a Kernel be made to run at a subgroup size of the device's range
+  // (DeviceInfo::min_subgroup_size to max_subgroup_size), and computeFullSubgroups.
+  bool subgroup_size_control = false;
+  bool compute_full_subgroups = false;
 };
 
 // A shape VK_KHR_cooperative_matrix lists for subgroup scope
@@ -119,6 +124,14 @@ struct DeviceInfo {
   // VkPhysicalDeviceSubgroupProperties::supportedOperations (VkSubgroupFeatureFlags) when compute shaders have
   // subgroup operations, else 0.
   uint32_t subgroup_operations = 0;
+  // VkPhysicalDeviceSubgroupSizeControlProperties (VK_EXT_subgroup_size_control, core in Vulkan 1.3): the
+  // subgroup sizes a kernel may be made to run at, the shader stages that allow it (VkShaderStageFlags) and
+  // how many subgroups a workgroup may have (kernelgen/subgroup_size.hpp). All 0 without the extension.
+  // subgroup_size is the size kernels run at when they require none.
+  uint32_t min_subgroup_size = 0;
+  uint32_t max_subgroup_size = 0;
+  uint32_t required_subgroup_size_stages = 0;
+  uint32_t max_compute_workgroup_subgroups = 0;
   uint32_t max_workgroup_invocations = 0;
   std::array<uint32_t, 3> max_workgroup_size{};
   std::array<uint32_t, 3> max_workgroup_count{};

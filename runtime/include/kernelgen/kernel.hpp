@@ -47,7 +47,11 @@ struct PipelineStatistic {
 class Kernel {
  public:
   // The pipeline goes through the Device's VkPipelineCache (DeviceOptions::pipeline_cache_path).
-  Kernel(const Device& device, std::span<const uint32_t> spirv, uint32_t binding_count, uint32_t dim_count = 0);
+  // `required_subgroup_size`: 0 for the subgroup size the device picks; else the kernel runs at exactly that
+  // size (VkPipelineShaderStageRequiredSubgroupSizeCreateInfo), which must be one the device allows for it,
+  // else std::invalid_argument naming the size and the device's range (kernelgen/subgroup_size.hpp).
+  Kernel(const Device& device, std::span<const uint32_t> spirv, uint32_t binding_count,
+         uint32_t dim_count = 0, uint32_t required_subgroup_size = 0);
   // An engine's device, and optionally its pipeline cache.
   Kernel(VkDevice device, std::span<const uint32_t> spirv, uint32_t binding_count, uint32_t dim_count = 0,
          VkPipelineCache pipeline_cache = VK_NULL_HANDLE);
@@ -90,8 +94,9 @@ class Kernel {
 
  private:
   Kernel(VkDevice device, std::span<const uint32_t> spirv, uint32_t binding_count, uint32_t dim_count,
-         VkPipelineCache pipeline_cache, bool capture_statistics);
-  void create(std::span<const uint32_t> spirv, VkPipelineCache pipeline_cache);
+         VkPipelineCache pipeline_cache, bool capture_statistics, uint32_t required_subgroup_size);
+  void create(std::span<const uint32_t> spirv, VkPipelineCache pipeline_cache,
+              uint32_t required_subgroup_size);
   void release();
 
   std::shared_ptr<BufferWatchers> watchers_;  // its Device's; null for an engine's VkDevice
