@@ -29,6 +29,15 @@ json subgroup_operations(uint32_t flags) {
   return names;
 }
 
+// The sizes a kernel can be made to run at (kernelgen/subgroup_size.hpp), or null where the device lets
+// compute shaders require none.
+json subgroup_size_range(const DeviceInfo& info) {
+  if (!info.features.subgroup_size_control ||
+      !(info.required_subgroup_size_stages & VK_SHADER_STAGE_COMPUTE_BIT))
+    return nullptr;
+  return {{"min", info.min_subgroup_size}, {"max", info.max_subgroup_size}};
+}
+
 json features(const DeviceFeatures& has) {
   return {{"storage_buffer_16bit", has.storage_buffer_16bit},
           {"storage_buffer_8bit", has.storage_buffer_8bit},
@@ -47,7 +56,9 @@ json features(const DeviceFeatures& has) {
           {"cooperative_matrix_per_element_operations", has.cooperative_matrix_per_element_operations},
           {"cooperative_matrix_tensor_addressing", has.cooperative_matrix_tensor_addressing},
           {"cooperative_matrix_block_loads", has.cooperative_matrix_block_loads},
-          {"pipeline_executable_info", has.pipeline_executable_info}};
+          {"pipeline_executable_info", has.pipeline_executable_info},
+          {"subgroup_size_control", has.subgroup_size_control},
+          {"compute_full_subgroups", has.compute_full_subgroups}};
 }
 
 std::string yes_no(const json& value) {
@@ -89,6 +100,7 @@ json devices_summary(const std::vector<DeviceInfo>& devices, const std::filesyst
                        {"driver", info.driver},
                        {"subgroup_size", info.subgroup_size},
                        {"subgroup_operations", subgroup_operations(info.subgroup_operations)},
+                       {"subgroup_size_range", subgroup_size_range(info)},
                        {"max_workgroup_invocations", info.max_workgroup_invocations},
                        {"max_workgroup_size", info.max_workgroup_size},
                        {"max_workgroup_count", info.max_workgroup_count},
@@ -113,6 +125,9 @@ std::string devices_text(const json& summary, const std::filesystem::path& peaks
             "), subgroup " + std::to_string(device["subgroup_size"].get<uint32_t>()) + ", shared memory " +
             std::to_string(device["max_shared_memory_bytes"].get<uint32_t>()) + " bytes\n";
     text += "   subgroup operations: " + joined(device["subgroup_operations"]) + "\n";
+    if (const json& range = device["subgroup_size_range"]; range.is_object())
+      text += "   subgroup sizes a kernel can require: " + std::to_string(range["min"].get<uint32_t>()) +
+              " to " + std::to_string(range["max"].get<uint32_t>()) + " (VK_EXT_subgroup_size_control)\n";
     text += "   workgroups: up to " + std::to_string(device["max_workgroup_invocations"].get<uint32_t>()) +
             " invocations, " + std::to_string(size[0].get<uint32_t>()) + "x" +
             std::to_string(size[1].get<uint32_t>()) + "x" + std::to_string(size[2].get<uint32_t>()) + "\n";

@@ -131,6 +131,31 @@ TEST(Devices, TextSaysWhatEachDeviceCanDo) {
                               (dir.path() / "device_peaks.json").string() + ")"));
 }
 
+// An Intel GPU's range (8 to 32) where compute shaders can require a size; nothing where they cannot.
+TEST(Devices, TheSubgroupSizesAKernelCanRequireAreShownWhereItCan) {
+  const test::ScratchDir dir;
+  const auto peaks = dir.path() / "device_peaks.json";
+  DeviceInfo ranged = gpu();
+  ranged.min_subgroup_size = 8;
+  ranged.max_subgroup_size = 32;
+  ranged.required_subgroup_size_stages = VK_SHADER_STAGE_COMPUTE_BIT;
+  ranged.max_compute_workgroup_subgroups = 64;
+  ranged.features.subgroup_size_control = true;
+  const json summary = devices_summary({ranged}, peaks);
+  EXPECT_EQ(summary[0]["subgroup_size_range"], json({{"min", 8}, {"max", 32}}));
+  EXPECT_EQ(summary[0]["features"]["subgroup_size_control"], true);
+  EXPECT_THAT(devices_text(summary, peaks),
+              HasSubstr("subgroup operations: basic, arithmetic\n"
+                        "   subgroup sizes a kernel can require: 8 to 32 (VK_EXT_subgroup_size_control)\n"));
+
+  ranged.required_subgroup_size_stages = VK_SHADER_STAGE_FRAGMENT_BIT;
+  for (const DeviceInfo& device : {gpu(), ranged}) {
+    const json without = devices_summary({device}, peaks);
+    EXPECT_TRUE(without[0]["subgroup_size_range"].is_null());
+    EXPECT_THAT(devices_text(without, peaks), Not(HasSubstr("subgroup sizes a kernel can require")));
+  }
+}
+
 TEST(Devices, ThePeaksAreThoseMeasuredForThisDeviceAndDriver) {
   const test::ScratchDir dir;
   const auto file = dir.path() / "device_peaks.json";

@@ -189,6 +189,57 @@ TEST(IsolatedValidation, AKernelWithHalfFloatsMeetsLavapipesOwnWidthAloneAndSays
   EXPECT_TRUE(no_child_left());
 }
 
+// A GPU whose VK_EXT_subgroup_size_control range holds sizes besides its default is validated at its smallest
+// and largest too, each a pass of its own. Lavapipe's range is its own width alone (8 to 8 with AVX2), so no
+// kernel can pass at another required size here: lavapipe described with a range up to twice its width shows
+// the passes and the verdict's plumbing. Its worker checks the size against the device it opens, which
+// refuses it, and the kernel is rejected naming the size and how it was set (not passed, as a size skipped
+// would leave it).
+TEST(IsolatedValidation, ARangeBeyondTheDefaultAddsAPassAtItsLargestWhoseRejectionNamesTheSize) {
+  const auto cpu = lavapipe();
+  if (!cpu || !cpu->features.subgroup_size_control)
+    GTEST_SKIP() << "no lavapipe with VK_EXT_subgroup_size_control here";
+  DeviceInfo claimed = *cpu;
+  claimed.max_subgroup_size = 2 * cpu->subgroup_size;
+  IsolationSettings on_claimed = settings();
+  on_claimed.devices = {claimed};
+  const Verdict verdict =
+      evaluate_isolated(on_claimed, relu_spec(), relu(), {base_seed_from_environment(), 0});
+  const std::string own = std::to_string(cpu->subgroup_size), twice = std::to_string(2 * cpu->subgroup_size);
+  EXPECT_EQ(verdict.status, Status::RUNTIME_ERROR) << describe(verdict);
+  EXPECT_THAT(verdict.reason, HasSubstr("on " + cpu->name + " at subgroup size " + twice +
+                                        " (required: the largest of the device's " + own + " to " + twice +
+                                        ", VK_EXT_subgroup_size_control): kernelgen: " + cpu->name +
+                                        " cannot run a kernel at subgroup size " + twice + ": its range is " +
+                                        own + " to " + own));
+  EXPECT_EQ(verdict.subgroup_sizes, (std::vector<uint32_t>{cpu->subgroup_size, 2 * cpu->subgroup_size}));
+  EXPECT_EQ(verdict.devices, std::vector<std::string>{cpu->name}) << "it passes at the device's own size";
+  EXPECT_TRUE(no_child_left());
+}
+
+// The worker makes the kernel's pipeline at the subgroup size the request requires: at the largest the
+// selected device allows (lavapipe's own width here) a correct kernel passes there; at twice that the device
+// refuses it, and the kernel is rejected with the runtime's reason.
+TEST(IsolatedValidation, TheWorkerValidatesAtTheSubgroupSizeTheRequestRequires) {
+  const DeviceInfo selected = Device::describe_selected();
+  if (!selected.features.subgroup_size_control)
+    GTEST_SKIP() << selected.name << " has no VK_EXT_subgroup_size_control";
+  ValidationOptions at_largest{base_seed_from_environment(), 0};
+  at_largest.required_subgroup_size = selected.max_subgroup_size;
+  const Verdict allowed = evaluate_isolated(settings(), relu_spec(), relu(), at_largest);
+  EXPECT_TRUE(allowed.passed()) << describe(allowed);
+  EXPECT_EQ(allowed.subgroup_sizes, std::vector<uint32_t>{selected.max_subgroup_size});
+
+  ValidationOptions beyond = at_largest;
+  beyond.required_subgroup_size = 2 * selected.max_subgroup_size;
+  const Verdict refused = evaluate_isolated(settings(), relu_spec(), relu(), beyond);
+  EXPECT_EQ(refused.status, Status::RUNTIME_ERROR) << describe(refused);
+  EXPECT_THAT(refused.reason, HasSubstr("cannot run a kernel at subgroup size " +
+                                        std::to_string(beyond.required_subgroup_size) + ": its range is "));
+  EXPECT_EQ(refused.subgroup_sizes, std::vector<uint32_t>{beyond.required_subgroup_size});
+  EXPECT_TRUE(no_child_left());
+}
+
 // The faults a GPU build can meet, through the worker's test hook: each is a verdict naming the device, and
 // the worker process that met it is gone.
 TEST(IsolatedValidation, ALostDeviceIsARuntimeErrorNamingTheDevice) {

@@ -12,6 +12,7 @@ struct DeviceInfo;
 // `kernelgen devices`: every Vulkan device with the capabilities the prompt tells a model about and, once a
 // build step has measured them, its peaks from `peaks_file` (<candidate log>/device_peaks.json; read, never
 // measured). One object per device: index, name, type, driver, subgroup_size, subgroup_operations (names),
+// subgroup_size_range ({"min", "max"}: the sizes a kernel can be made to run at, or null),
 // max_workgroup_invocations, max_workgroup_size, max_workgroup_count, max_shared_memory_bytes,
 // max_storage_buffer_range, timestamp_period_ns, features (the runtime's DeviceFeatures, by field name),
 // tensor_extensions (kernelgen/tensor_extensions.hpp: one {"extension", "glsl", "device", "compiles_here",

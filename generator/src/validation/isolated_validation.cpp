@@ -25,8 +25,9 @@
 #include <stdexcept>
 
 #include "kernelgen/device.hpp"
-#include "kernelgen/validation/evaluate.hpp"
 #include "kernelgen/reference_module.hpp"
+#include "kernelgen/validation/evaluate.hpp"
+#include "kernelgen/validation/subgroup_sizes.hpp"
 #include "kernelgen/worker_environment.hpp"
 
 extern char** environ;
@@ -261,6 +262,37 @@ bool has_half_floats(const std::vector<uint32_t>& spirv) {
   return false;
 }
 
+// One validation of a kernel on a device after the first, at another subgroup size: one the device is made to
+// run it at (VK_EXT_subgroup_size_control), or lavapipe's second width (the settings in its worker's
+// environment).
+struct SubgroupPass {
+  uint32_t required_size = 0;
+  std::vector<std::string> environment;
+  std::string what;  // how the size was set, for a rejection's reason
+};
+
+uint32_t workgroup_invocations(const std::vector<uint32_t>& spirv) {
+  const std::optional<SpirvInterface> interface = reflect_spirv(spirv);
+  return interface ? interface->local_size[0] * interface->local_size[1] * interface->local_size[2] : 0;
+}
+
+// The passes after the first on `device` for the kernel it compiled there: the GPU's smallest and largest
+// subgroup sizes where they differ from its default, then lavapipe's second width for a kernel without half
+// floats.
+std::vector<SubgroupPass> later_passes(const DeviceInfo& device, const std::vector<uint32_t>& spirv) {
+  std::vector<SubgroupPass> passes;
+  const std::string range = " of the device's " + std::to_string(device.min_subgroup_size) + " to " +
+                            std::to_string(device.max_subgroup_size) + ", VK_EXT_subgroup_size_control";
+  for (const uint32_t size : extra_subgroup_sizes(device, workgroup_invocations(spirv)))
+    passes.push_back({size,
+                      {},
+                      std::string("required: the ") +
+                          (size == device.min_subgroup_size ? "smallest" : "largest") + range});
+  if (auto second = lavapipe_second_width(device); !second.empty() && !has_half_floats(spirv))
+    passes.push_back({0, second, "lavapipe's second width: " + second[0] + ", " + second[1]});
+  return passes;
+}
+
 // One worker on one device (null: the worker's own choice), with `setting` in its environment (see run_child).
 Verdict evaluate_on_worker(const IsolationSettings& settings, const std::filesystem::path& tool, const OpSpec& spec,
                            const std::string& glsl, const ValidationOptions& options, const DeviceInfo* device,
@@ -272,7 +304,8 @@ Verdict evaluate_on_worker(const IsolationSettings& settings, const std::filesys
                   {"timing_runs", options.timing_runs},
                   {"stress_runs", options.stress_runs},
                   {"check_timed_size", options.check_timed_size},
-                  {"declared_sizes_two_cases", options.declared_sizes_two_cases}};
+                  {"declared_sizes_two_cases", options.declared_sizes_two_cases},
+                  {"required_subgroup_size", options.required_subgroup_size}};
   if (device) request["device"] = device->index;
   const ChildRun run = run_child(tool, settings.reference_module, request.dump(), timeout_s, setting);
 
@@ -339,34 +372,36 @@ Verdict evaluate_isolated(const IsolationSettings& settings, const OpSpec& spec,
   std::vector<uint32_t> subgroup_sizes;
   for (size_t d = 0; d < settings.devices.size(); ++d) {
     const DeviceInfo& device = settings.devices[d];
-    // Lavapipe validates twice, at its own width and at a second one, so that a kernel meets two subgroup sizes.
-    std::vector<std::vector<std::string>> widths = {{}};
-    KernelBinary first_binary;  // as compiled at the device's own width
-    if (auto second = lavapipe_second_width(device); !second.empty()) widths.push_back(std::move(second));
-    for (size_t w = 0; w < widths.size(); ++w) {
-      if (w > 0 && has_half_floats(first_binary.spirv)) break;
+    // The first pass at the device's own subgroup size; the others (later_passes) at the other sizes it has.
+    std::vector<SubgroupPass> passes = {{}};
+    for (size_t p = 0; p < passes.size(); ++p) {
+      const SubgroupPass pass = passes[p];
       ValidationOptions on_this = options;
-      if (d > 0 || w > 0) {  // timed, and checked at the timed size, on the first device at its own width only
+      if (d > 0 || p > 0) {  // timed, and checked at the timed size, on the first device at its own size only
         on_this.timing_runs = 0;
         on_this.check_timed_size = false;
       }
-      if (w > 0) {  // 4 wide, lavapipe runs at half its speed: the declared sizes, two cases, no stress runs
+      // Each pass after the first: the declared sizes, two cases, no stress runs (4 wide, lavapipe runs at
+      // half its speed; docs/validation.md gives the costs).
+      if (p > 0) {
         on_this.declared_sizes_two_cases = true;
         on_this.stress_runs = 0;
       }
+      on_this.required_subgroup_size = pass.required_size;
       KernelBinary compiled;
-      Verdict verdict = evaluate_on_worker(settings, tool, spec, glsl, on_this, &device, &compiled, widths[w]);
-      if (w == 0) first_binary = compiled;
-      if (binary && d == 0 && w == 0) *binary = compiled;
+      Verdict verdict =
+          evaluate_on_worker(settings, tool, spec, glsl, on_this, &device, &compiled, pass.environment);
+      if (binary && d == 0 && p == 0) *binary = compiled;
       for (uint32_t size : verdict.subgroup_sizes)
         if (std::find(subgroup_sizes.begin(), subgroup_sizes.end(), size) == subgroup_sizes.end())
           subgroup_sizes.push_back(size);
       if (!verdict.passed()) {
         if (verdict.device.empty()) verdict.device = device.name;
-        if (w > 0)
-          verdict.reason = "on " + verdict.device + " at subgroup size " +
-                           (verdict.subgroup_sizes.empty() ? "?" : std::to_string(verdict.subgroup_sizes.back())) +
-                           " (lavapipe's second width: " + widths[w][0] + ", " + widths[w][1] + "): " + verdict.reason;
+        if (p > 0)
+          verdict.reason =
+              "on " + verdict.device + " at subgroup size " +
+              (verdict.subgroup_sizes.empty() ? "?" : std::to_string(verdict.subgroup_sizes.back())) + " (" +
+              pass.what + "): " + verdict.reason;
         else if (settings.devices.size() > 1)
           verdict.reason = "on " + verdict.device + ": " + verdict.reason;
         verdict.devices = passed_on;
@@ -374,7 +409,10 @@ Verdict evaluate_isolated(const IsolationSettings& settings, const OpSpec& spec,
         verdict.reduced = reduced;
         return verdict;
       }
-      if (w == 0) passed_on.push_back(verdict.device.empty() ? device.name : verdict.device);
+      if (p == 0) {
+        passed_on.push_back(verdict.device.empty() ? device.name : verdict.device);
+        for (SubgroupPass& later : later_passes(device, compiled.spirv)) passes.push_back(std::move(later));
+      }
       if (!first) first = std::move(verdict);
     }
   }
@@ -437,6 +475,7 @@ int run_validation_worker(const std::filesystem::path& reference_module) {
     options.test_fault = test_fault_from_environment();
     options.check_timed_size = request.value("check_timed_size", false);
     options.declared_sizes_two_cases = request.value("declared_sizes_two_cases", false);
+    options.required_subgroup_size = request.value("required_subgroup_size", 0u);
     const ReferenceFunction reference = load_reference(reference_module, spec.name);
     DeviceOptions device_options = validation_device_options();
     if (request.contains("device")) device_options.selector = std::to_string(request.at("device").get<uint32_t>());
@@ -448,7 +487,9 @@ int run_validation_worker(const std::filesystem::path& reference_module) {
       return 3;
     }
     Device& device = *opened;
-    channel.send({{"device", device.info().name}, {"subgroup_size", device.info().subgroup_size}});
+    const uint32_t subgroup_size =
+        options.required_subgroup_size ? options.required_subgroup_size : device.info().subgroup_size;
+    channel.send({{"device", device.info().name}, {"subgroup_size", subgroup_size}});
     if (auto unsupported = unsupported_on(spec, device.info())) {
       channel.send({{"error", *unsupported}});
       return 3;
@@ -457,7 +498,7 @@ int run_validation_worker(const std::filesystem::path& reference_module) {
     if (auto* rejected = std::get_if<Verdict>(&compiled)) {
       rejected->base_seed = options.base_seed;
       rejected->device = device.info().name;
-      rejected->subgroup_sizes = {device.info().subgroup_size};
+      rejected->subgroup_sizes = {subgroup_size};
       channel.send({{"verdict", *rejected}});
       return 0;
     }

@@ -608,7 +608,8 @@ Verdict validate_kernel(Device& device, const OpSpec& spec, ReferenceFunction re
   Verdict verdict;
   verdict.base_seed = options.base_seed;
   verdict.device = device.info().name;
-  verdict.subgroup_sizes = {device.info().subgroup_size};
+  verdict.subgroup_sizes = {options.required_subgroup_size ? options.required_subgroup_size
+                                                           : device.info().subgroup_size};
 
   std::string error;
   const auto interface = reflect_spirv(kernel.spirv, &error);
@@ -651,7 +652,7 @@ Verdict validate_kernel(Device& device, const OpSpec& spec, ReferenceFunction re
   device.take_validation_errors();  // whatever came before is not this kernel's
   try {
     Kernel pipeline(device, kernel.spirv, static_cast<uint32_t>(spec.tensors().size()),
-                    static_cast<uint32_t>(spec.dims.size()));
+                    static_cast<uint32_t>(spec.dims.size()), options.required_subgroup_size);
     if (auto rejected = layer_rejection(device.take_validation_errors(), verdict)) return *rejected;
     for (const DimValues& dims : sizes) {
       Harness harness(device, pipeline, spec, dims, kernel.grid.evaluate(dims), options.test_fault);

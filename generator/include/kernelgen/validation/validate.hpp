@@ -42,8 +42,14 @@ struct ValidationOptions {
   // outputs, as a timing does (`kernelgen validate` without --no-timed-size).
   bool check_timed_size = false;
   // The declared sizes alone (declared_sizes) and the first two cases of each (uniform, normal): the cheaper
-  // pass at lavapipe's second subgroup width (isolated_validation.hpp), which runs there at half its speed.
+  // pass at each subgroup size after a device's own (isolated_validation.hpp); lavapipe's second width runs
+  // at half its speed.
   bool declared_sizes_two_cases = false;
+  // 0: the cases run at the subgroup size the device picks. Else the kernel's pipeline is made to run them at
+  // this size (Kernel's required_subgroup_size), one the device allows for it: the pass at a GPU's smallest
+  // and largest sizes (validation/subgroup_sizes.hpp), which is never timed nor checked at the timed size.
+  // The verdict's subgroup_sizes then names it.
+  uint32_t required_subgroup_size = 0;
 };
 
 constexpr int kTimingFault = 1;

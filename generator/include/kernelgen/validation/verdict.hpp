@@ -70,8 +70,9 @@ struct Verdict {
   uint64_t base_seed = 0;
   std::string device;                // where it ran; for a rejection, the device that rejected it
   std::vector<std::string> devices;  // every device it passed on (one worker each), in order
-  // Every subgroup size it ran at, in order, each once: a device's own, and a second width of lavapipe's
-  // (isolated_validation.hpp). For a rejection, the last is the one that rejected it.
+  // Every subgroup size it ran at, in order, each once: a device's own, a GPU's smallest and largest where
+  // they differ from it, and a second width of lavapipe's (isolated_validation.hpp). For a rejection, the
+  // last is the one that rejected it.
   std::vector<uint32_t> subgroup_sizes;
   // What the validation protocol lacked (validation/protocol.hpp: "cpu_device", "validation_layer"); empty for
   // the full protocol.
