@@ -94,7 +94,7 @@ Stage rope(const std::string& name, const Stage& in, const RopeTables& t, int64_
   return out;
 }
 
-// ops/causal_attention/reference.cpp and ops/decode_attention/reference.cpp, per head and query i (at position
+// ops/causal_attention/reference.cpp and ops/decode_attention_split/reference.cpp, per head and query i (at position
 // shift + i of the keys, shift = keys - queries) over keys j up to its position, with p_j the softmax weights:
 //   a score is off by its inputs' errors through the dot product, two roundings of a sum of head_dim products,
 //   and the scale (8 u of |s|); each exp is off by (3 + 2|s_j - m|) ulp, and an online softmax rescales its sums
@@ -235,7 +235,7 @@ std::vector<Stage> reference_block(const BlockWeights& w, const Matrix& x, int64
   stages.push_back(cache("k_cache", "k_rope"));
   stages.push_back(cache("v_cache", "v"));
   // Both attend to the f16 cache. A prefill's attention (causal_attention) takes q in f16 too (to_half) and may
-  // round its weights to f16 (tensor cores); a decode step's (decode_attention) takes q and weights in f32.
+  // round its weights to f16 (tensor cores); a decode step's (decode_attention_split and _combine) takes q and weights in f32.
   if (past == 0)
     stages.push_back(causal_attention("attention", half_stage("", in("q_rope")), stages[6], stages[7], c.heads, true));
   else

@@ -1,12 +1,17 @@
 #include "decoder_block.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace block {
 namespace {
 
-std::span<const Eigen::half> elements(const HalfMatrix& m) { return {m.data(), static_cast<size_t>(m.size())}; }
-std::span<const float> elements(const Eigen::VectorXf& v) { return {v.data(), static_cast<size_t>(v.size())}; }
+std::span<const Eigen::half> elements(const HalfMatrix& m) {
+  return {m.data(), static_cast<size_t>(m.size())};
+}
+std::span<const float> elements(const Eigen::VectorXf& v) {
+  return {v.data(), static_cast<size_t>(v.size())};
+}
 
 const kernelgen::Buffer& find(const std::vector<std::pair<std::string, kernelgen::Buffer>>& buffers,
                               const std::string& name) {
@@ -37,7 +42,9 @@ BlockState::BlockState(kernelgen::Device& device, const BlockWeights& w, int64_t
   buffers_.emplace_back("v_cache", kernelgen::Buffer(device, cache_bytes));
 }
 
-const kernelgen::Buffer& BlockState::buffer(const std::string& name) const { return find(buffers_, name); }
+const kernelgen::Buffer& BlockState::buffer(const std::string& name) const {
+  return find(buffers_, name);
+}
 
 std::vector<float> BlockState::cache(const std::string& name, int64_t rows) const {
   std::vector<Eigen::half> halves(static_cast<size_t>(rows * config_.hidden));
@@ -54,12 +61,17 @@ Op& DecoderBlock::op(const char* name) {
   return op;
 }
 
-DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool timestamps)
-    : state_(&state), past_(past), tokens_(tokens), timestamps_(timestamps),
+DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool timestamps,
+                           uint32_t keys_per_split)
+    : state_(&state),
+      past_(past),
+      tokens_(tokens),
+      timestamps_(timestamps),
       sequence_(state.device(), timestamps ? 32 : 0) {  // room for a prefill's 18 timestamps (17 dispatches)
   if (past < 0 || tokens < 1 || past + tokens > state.capacity())
-    throw std::invalid_argument("decoder block: " + std::to_string(tokens) + " tokens after " + std::to_string(past) +
-                                " do not fit the KV cache's " + std::to_string(state.capacity()) + " positions");
+    throw std::invalid_argument("decoder block: " + std::to_string(tokens) + " tokens after " +
+                                std::to_string(past) + " do not fit the KV cache's " +
+                                std::to_string(state.capacity()) + " positions");
   const BlockConfig& c = state.config();
   const auto T = static_cast<uint32_t>(tokens), H = static_cast<uint32_t>(c.hidden),
              F = static_cast<uint32_t>(c.ffn), heads = static_cast<uint32_t>(c.heads),
@@ -67,11 +79,24 @@ DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool
   auto add = [&](const std::string& name, size_t bytes) {
     buffers_.emplace_back(name, kernelgen::Buffer(state.device(), bytes));
   };
-  for (const char* name : {"x", "attention_norm", "q", "k", "v", "q_rope", "k_rope", "attention", "attention_out",
-                           "mlp_norm", "output"})
+  for (const char* name : {"x", "attention_norm", "q", "k", "v", "q_rope", "k_rope", "attention",
+                           "attention_out", "mlp_norm", "output"})
     add(name, size_t{T} * H * 4);
   add("mlp_gate_up", size_t{T} * F * 4);
   const bool decode = past > 0;
+  // A decode step's attention: for each new token, the cache's positions up to its own in ranges of
+  // keys_per_split (at most kMaxSplits ranges), a workgroup for each range and head, then one pass that adds
+  // the ranges up. Each token's partial rows and lse values start at a multiple of 256 bytes (a bound slice's
+  // offset must be a multiple of the device's minStorageBufferOffsetAlignment, at most 256 in Vulkan's
+  // limits).
+  const uint32_t splits = std::min<uint32_t>(kMaxSplits, (ctx + keys_per_split - 1) / keys_per_split);
+  const auto aligned = [](size_t bytes) { return (bytes + 255) / 256 * 256; };
+  const size_t partial_stride = aligned(size_t{heads} * splits * D * 4),
+               lse_stride = aligned(size_t{heads} * splits * 4);
+  if (decode) {
+    add("attention_partial", T * partial_stride);
+    add("attention_lse", T * lse_stride);
+  }
   if (!decode) {  // a prefill's projections and attention read their activations in f16 (to_half's outputs)
     for (const char* name : {"attention_norm_f16", "q_rope_f16", "attention_f16", "mlp_norm_f16"})
       add(name, size_t{T} * H * 2);
@@ -94,7 +119,8 @@ DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool
   // The step, in the order of block_reference.cpp. A prefill and a decode step differ in the ops of their
   // projections and attention, and in what a projection reads (`input`: the stage itself, or its f16 copy);
   // `projections` records the rest with either set.
-  auto projections = [&](auto& project, auto& project_residual, auto& gate_up, auto&& attention, auto&& input) {
+  auto projections = [&](auto& project, auto& project_residual, auto& gate_up, auto&& attention,
+                         auto&& input) {
     if (timestamps_) sequence_.timestamp();
     rmsnorm.record(sequence_, {T, H}, b.buffer("x"), w("w_attention_norm"), b.buffer("attention_norm"));
     dispatched("attention_norm");
@@ -103,13 +129,17 @@ DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool
       project.record(sequence_, {T, H, H}, normed, w((std::string("w_") + p).c_str()), b.buffer(p));
       dispatched(p);
     }
-    rope.record(sequence_, {T, heads, D / 2}, b.buffer("q"), b.buffer("cos"), b.buffer("sin"), b.buffer("q_rope"));
+    rope.record(sequence_, {T, heads, D / 2}, b.buffer("q"), b.buffer("cos"), b.buffer("sin"),
+                b.buffer("q_rope"));
     dispatched("q_rope");
-    rope.record(sequence_, {T, heads, D / 2}, b.buffer("k"), b.buffer("cos"), b.buffer("sin"), b.buffer("k_rope"));
+    rope.record(sequence_, {T, heads, D / 2}, b.buffer("k"), b.buffer("cos"), b.buffer("sin"),
+                b.buffer("k_rope"));
     dispatched("k_rope");
     append.record(sequence_, {T, H},
-                  std::vector<kernelgen::BufferSlice>{{&b.buffer("k_rope"), 0}, {&b.buffer("v"), 0},
-                                                      {&w("k_cache"), row_offset}, {&w("v_cache"), row_offset}});
+                  std::vector<kernelgen::BufferSlice>{{&b.buffer("k_rope"), 0},
+                                                      {&b.buffer("v"), 0},
+                                                      {&w("k_cache"), row_offset},
+                                                      {&w("v_cache"), row_offset}});
     dispatched("kv_append");
     attention();
     dispatched("attention");
@@ -118,21 +148,41 @@ DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool
     dispatched("attention_out");
     rmsnorm.record(sequence_, {T, H}, b.buffer("attention_out"), w("w_mlp_norm"), b.buffer("mlp_norm"));
     dispatched("mlp_norm");
-    gate_up.record(sequence_, {T, H, F}, input("mlp_norm", H), w("w_gate"), w("w_up"), b.buffer("mlp_gate_up"));
+    gate_up.record(sequence_, {T, H, F}, input("mlp_norm", H), w("w_gate"), w("w_up"),
+                   b.buffer("mlp_gate_up"));
     dispatched("mlp_gate_up");
-    project_residual.record(sequence_, {T, F, H}, input("mlp_gate_up", F), w("w_down"), b.buffer("attention_out"),
-                            b.buffer("output"));
+    project_residual.record(sequence_, {T, F, H}, input("mlp_gate_up", F), w("w_down"),
+                            b.buffer("attention_out"), b.buffer("output"));
     dispatched("output");
   };
   if (decode) {
     auto& project = op<kernelgen::ops::gemv>("gemv");
-    auto& attention = op<kernelgen::ops::decode_attention>("decode_attention");
+    auto& split = op<kernelgen::ops::decode_attention_split>("decode_attention_split");
+    auto& combine = op<kernelgen::ops::decode_attention_combine>("decode_attention_combine");
     auto& project_residual = op<kernelgen::ops::gemv_residual>("gemv_residual");
     auto& gate_up = op<kernelgen::ops::gate_up_swiglu_gemv>("gate_up_swiglu_gemv");
-    projections(project, project_residual, gate_up, [&] {
-      attention.record(sequence_, {T, heads, D, ctx}, b.buffer("q_rope"), w("k_cache"), w("v_cache"),
-                       b.buffer("attention"));
-    }, [&](const char* stage, uint32_t) -> const kernelgen::Buffer& { return b.buffer(stage); });
+    projections(
+        project, project_residual, gate_up,
+        [&] {
+          // Token t at position past + t attends to the cache's first past + t + 1 positions; its q and
+          // output rows are row t of q_rope and attention (hidden * 4 bytes each, a multiple of 256 at hidden
+          // 64 and 4096).
+          const uint64_t row_bytes = uint64_t{H} * 4;
+          for (uint32_t t = 0; t < T; ++t)
+            split.record(sequence_, {heads, D, static_cast<uint32_t>(past) + t + 1, splits},
+                         {{&b.buffer("q_rope"), t * row_bytes},
+                          {&w("k_cache"), 0},
+                          {&w("v_cache"), 0},
+                          {&b.buffer("attention_partial"), t * partial_stride},
+                          {&b.buffer("attention_lse"), t * lse_stride}});
+          dispatched("attention_split");
+          for (uint32_t t = 0; t < T; ++t)
+            combine.record(sequence_, {heads, splits, D},
+                           {{&b.buffer("attention_partial"), t * partial_stride},
+                            {&b.buffer("attention_lse"), t * lse_stride},
+                            {&b.buffer("attention"), t * row_bytes}});
+        },
+        [&](const char* stage, uint32_t) -> const kernelgen::Buffer& { return b.buffer(stage); });
   } else {
     auto& project = op<kernelgen::ops::linear>("linear");
     auto& attention = op<kernelgen::ops::causal_attention>("causal_attention");
@@ -145,13 +195,17 @@ DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool
       dispatched(name);
       return b.buffer(name);
     };
-    // The attention takes q in f16 and the keys and values kv_append has just written to the cache's rows 0...
-    projections(project, project_residual, gate_up, [&] {
-      const kernelgen::Buffer& q = half_copy("q_rope", H);
-      attention.record(sequence_, {T, heads, D},
-                       std::vector<kernelgen::BufferSlice>{{&q, 0}, {&w("k_cache"), 0}, {&w("v_cache"), 0},
-                                                           {&b.buffer("attention"), 0}});
-    }, half_copy);
+    // The attention takes q in f16 and the keys and values kv_append has just written to the cache's rows
+    // 0...
+    projections(
+        project, project_residual, gate_up,
+        [&] {
+          const kernelgen::Buffer& q = half_copy("q_rope", H);
+          attention.record(sequence_, {T, heads, D},
+                           std::vector<kernelgen::BufferSlice>{
+                               {&q, 0}, {&w("k_cache"), 0}, {&w("v_cache"), 0}, {&b.buffer("attention"), 0}});
+        },
+        half_copy);
   }
 }
 
@@ -164,17 +218,22 @@ kernelgen::Buffer& DecoderBlock::buffer(const std::string& name) {
   return const_cast<kernelgen::Buffer&>(find(buffers_, name));
 }
 
-const kernelgen::Buffer& DecoderBlock::buffer(const std::string& name) const { return find(buffers_, name); }
+const kernelgen::Buffer& DecoderBlock::buffer(const std::string& name) const {
+  return find(buffers_, name);
+}
 
 void DecoderBlock::set_input(std::span<const float> x) {
   const auto hidden = static_cast<size_t>(state_->config().hidden);
   if (x.size() != static_cast<size_t>(tokens_) * hidden)
-    throw std::invalid_argument("decoder block: the input holds " + std::to_string(x.size()) + " floats, expected " +
-                                std::to_string(tokens_) + " x " + std::to_string(hidden) + " (tokens x hidden)");
+    throw std::invalid_argument("decoder block: the input holds " + std::to_string(x.size()) +
+                                " floats, expected " + std::to_string(tokens_) + " x " +
+                                std::to_string(hidden) + " (tokens x hidden)");
   buffer("x").upload(x);
 }
 
-std::vector<float> DecoderBlock::stage(const std::string& name) const { return buffer(name).download<float>(); }
+std::vector<float> DecoderBlock::stage(const std::string& name) const {
+  return buffer(name).download<float>();
+}
 
 std::vector<std::pair<std::string, double>> DecoderBlock::dispatch_times() const {
   std::vector<std::pair<std::string, double>> times;

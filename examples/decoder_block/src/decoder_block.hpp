@@ -1,19 +1,23 @@
 #pragma once
 // The decoder block on kernelgen ops. BlockState holds what lives across calls: the weights and the KV cache
-// (f16 keys and values, `capacity` positions), in device buffers. A DecoderBlock is one step of it, recorded once
-// into one Sequence and submitted again for every call: `tokens` new tokens at positions past..past+tokens-1.
+// (f16 keys and values, `capacity` positions), in device buffers. A DecoderBlock is one step of it, recorded
+// once into one Sequence and submitted again for every call: `tokens` new tokens at positions
+// past..past+tokens-1.
 // - past = 0 (a prefill): linear, linear_residual and gate_up_swiglu for the projections, each reading an f16
-//   copy of its input that to_half makes, and causal_attention over the prompt's own keys and values, as the cache
-//   holds them in f16 (and q, through to_half);
+//   copy of its input that to_half makes, and causal_attention over the prompt's own keys and values, as the
+//   cache holds them in f16 (and q, through to_half);
 // - past > 0 (a decode step): gemv, gemv_residual and gate_up_swiglu_gemv for the projections (their kernels
-//   spread each weight over many workgroups) and decode_attention over the cache.
+//   spread each weight over many workgroups) and flash-decoding over the cache: decode_attention_split (the
+//   cache's positions in ranges of 128, a workgroup each) then decode_attention_combine.
 // Both append the new keys (after the rotary embedding) and values to the cache with kv_append, bound at the
-// cache's rows past.. (a BufferSlice). The runtime puts barriers only where a dispatch reads what another wrote.
+// cache's rows past.. (a BufferSlice). The runtime puts barriers only where a dispatch reads what another
+// wrote.
 #include "rope_tables.hpp"
 #include "weights.hpp"
 
 #include <kernelgen/ops/causal_attention.hpp>
-#include <kernelgen/ops/decode_attention.hpp>
+#include <kernelgen/ops/decode_attention_combine.hpp>
+#include <kernelgen/ops/decode_attention_split.hpp>
 #include <kernelgen/ops/gate_up_swiglu.hpp>
 #include <kernelgen/ops/gate_up_swiglu_gemv.hpp>
 #include <kernelgen/ops/gemv.hpp>
@@ -50,11 +54,16 @@ class BlockState {
   std::vector<std::pair<std::string, kernelgen::Buffer>> buffers_;
 };
 
+inline constexpr uint32_t kKeysPerSplit = 128, kMaxSplits = 256;
+
 class DecoderBlock {
  public:
-  // Records the step, with a GPU timestamp after each dispatch when `timestamps`. Throws std::invalid_argument
-  // when past + tokens exceeds the cache's capacity.
-  DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool timestamps);
+  // Records the step, with a GPU timestamp after each dispatch when `timestamps`. Throws
+  // std::invalid_argument when past + tokens exceeds the cache's capacity. A decode step's attention takes
+  // the cache's positions in ranges of `keys_per_split` (at most kMaxSplits ranges), a workgroup per range
+  // and head.
+  DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool timestamps,
+               uint32_t keys_per_split = kKeysPerSplit);
 
   int64_t tokens() const { return tokens_; }
   int64_t past() const { return past_; }

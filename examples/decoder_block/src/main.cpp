@@ -1,13 +1,15 @@
 // The decoder block application:
 //   decoder_block check --config tiny --tokens 7 --seed 1 --weights tiny.safetensors
-//     makes the weights from the seed, writes them and reads them back, runs one forward pass on the GPU (twice,
-//     through the one recording) and checks every stage against the CPU reference; exit 0 when all pass.
+//     makes the weights from the seed, writes them and reads them back, runs one forward pass on the GPU
+//     (twice, through the one recording) and checks every stage against the CPU reference; exit 0 when all
+//     pass.
 //   decoder_block check --config tiny --past 40 --tokens 1 ...
-//     the same for a decode step: a prefill of 40 tokens fills the KV cache, then one token's step is checked.
+//     the same for a decode step: a prefill of 40 tokens fills the KV cache, then one token's step is
+//     checked.
 //   decoder_block bench --config llama --tokens 512 --weights llama.safetensors --json times.json
 //   decoder_block bench --config llama --past 4096 --tokens 1 --weights llama.safetensors
-//     times the recorded step (a prefill, or a decode step after --past tokens) with GPU timestamps per dispatch
-//     (medians over --iterations).
+//     times the recorded step (a prefill, or a decode step after --past tokens) with GPU timestamps per
+//     dispatch (medians over --iterations).
 #include "block_check.hpp"
 #include "block_config.hpp"
 #include "block_reference.hpp"
@@ -42,14 +44,15 @@ Matrix make_input(int64_t tokens, int64_t hidden, uint64_t seed) {
 block::BlockWeights weights_through_file(const block::BlockConfig& config, uint64_t seed,
                                          const std::filesystem::path& path) {
   if (!std::filesystem::exists(path)) {
-    std::printf("writing %s weights (seed %llu) to %s\n", config.name.c_str(), static_cast<unsigned long long>(seed),
-                path.c_str());
+    std::printf("writing %s weights (seed %llu) to %s\n", config.name.c_str(),
+                static_cast<unsigned long long>(seed), path.c_str());
     block::write_weights(block::make_weights(config, seed), path);
   }
   return block::read_weights(config, path);
 }
 
-// The prompt before a step: a prefill of x_all's first `past` rows fills the KV cache's first `past` positions.
+// The prompt before a step: a prefill of x_all's first `past` rows fills the KV cache's first `past`
+// positions.
 void fill_cache(block::BlockState& state, const Matrix& x_all, int64_t past) {
   if (past == 0) return;
   block::DecoderBlock prefill(state, 0, past, false);
@@ -58,8 +61,8 @@ void fill_cache(block::BlockState& state, const Matrix& x_all, int64_t past) {
   prefill.forward();
 }
 
-int check(const block::BlockConfig& config, int64_t past, int64_t tokens, uint64_t seed,
-          const std::filesystem::path& path, bool tamper) {
+int check(const block::BlockConfig& config, int64_t past, int64_t tokens, uint32_t keys_per_split,
+          uint64_t seed, const std::filesystem::path& path, bool tamper) {
   std::filesystem::remove(path);  // the check writes the file from its seed, every time
   const block::BlockWeights weights = weights_through_file(config, seed, path);
   const int64_t ctx = past + tokens;
@@ -70,7 +73,7 @@ int check(const block::BlockConfig& config, int64_t past, int64_t tokens, uint64
   std::printf("device: %s\n", device.info().name.c_str());
   block::BlockState state(device, weights, ctx);
   fill_cache(state, x_all, past);
-  block::DecoderBlock gpu(state, past, tokens, false);
+  block::DecoderBlock gpu(state, past, tokens, false, keys_per_split);
   for (const std::string& line : gpu.kernels()) std::printf("  %s\n", line.c_str());
   gpu.set_input({x.data(), static_cast<size_t>(x.size())});
   gpu.forward();
@@ -88,7 +91,8 @@ int check(const block::BlockConfig& config, int64_t past, int64_t tokens, uint64
   std::map<std::string, std::vector<float>> downloaded;
   auto download = [&](const std::string& name) -> const std::vector<float>& {
     auto [it, inserted] = downloaded.try_emplace(name);
-    if (inserted) it->second = name == "k_cache" || name == "v_cache" ? state.cache(name, ctx) : gpu.stage(name);
+    if (inserted)
+      it->second = name == "k_cache" || name == "v_cache" ? state.cache(name, ctx) : gpu.stage(name);
     return it->second;
   };
   auto gpu_as_stage = [&](const std::string& name) {
@@ -107,16 +111,17 @@ int check(const block::BlockConfig& config, int64_t past, int64_t tokens, uint64
   const auto chain_results = block::check_block(chain, gpu_stage);
   const auto local_results = block::check_block(local, gpu_stage);
 
-  std::printf("%s block, %lld tokens after %lld, %u barriers; each stage against the CPU reference, of the whole "
-              "chain from x and of the stage alone on the GPU's inputs:\n",
-              config.name.c_str(), static_cast<long long>(tokens), static_cast<long long>(past), gpu.barriers());
-  std::printf("  %-15s %11s %11s %9s   %11s %9s\n", "stage", "chain error", "relative", "of bound", "alone error",
-              "of bound");
+  std::printf(
+      "%s block, %lld tokens after %lld, %u barriers; each stage against the CPU reference, of the whole "
+      "chain from x and of the stage alone on the GPU's inputs:\n",
+      config.name.c_str(), static_cast<long long>(tokens), static_cast<long long>(past), gpu.barriers());
+  std::printf("  %-15s %11s %11s %9s   %11s %9s\n", "stage", "chain error", "relative", "of bound",
+              "alone error", "of bound");
   int failed = 0;
   for (size_t i = 0; i < chain_results.size(); ++i) {
     const block::StageResult &c = chain_results[i], &l = local_results[i];
-    std::printf("  %-15s %11.3g %11.3g %8.1f%%   %11.3g %8.1f%%\n", c.name.c_str(), c.max_error, c.max_relative,
-                100.0 * c.max_bound_used, l.max_error, 100.0 * l.max_bound_used);
+    std::printf("  %-15s %11.3g %11.3g %8.1f%%   %11.3g %8.1f%%\n", c.name.c_str(), c.max_error,
+                c.max_relative, 100.0 * c.max_bound_used, l.max_error, 100.0 * l.max_bound_used);
     if (c.unbounded > 0)
       std::printf("  (%s: %ld elements without a whole-chain bound: it passed f16's range)\n", c.name.c_str(),
                   c.unbounded);
@@ -136,14 +141,14 @@ double median(std::vector<double> v) {
   return v.empty() ? 0.0 : v[v.size() / 2];
 }
 
-int bench(const block::BlockConfig& config, int64_t past, int64_t tokens, uint64_t seed,
-          const std::filesystem::path& path, int iterations, const std::string& json_path) {
+int bench(const block::BlockConfig& config, int64_t past, int64_t tokens, uint32_t keys_per_split,
+          uint64_t seed, const std::filesystem::path& path, int iterations, const std::string& json_path) {
   const block::BlockWeights weights = weights_through_file(config, seed, path);
   const Matrix x_all = make_input(past + tokens, config.hidden, seed);
   kernelgen::Device device;
   block::BlockState state(device, weights, past + tokens);
   fill_cache(state, x_all, past);  // once: the prompt before the timed step
-  block::DecoderBlock gpu(state, past, tokens, true);
+  block::DecoderBlock gpu(state, past, tokens, true, keys_per_split);
   const Matrix x = x_all.bottomRows(tokens);
   gpu.set_input({x.data(), static_cast<size_t>(x.size())});
   for (int i = 0; i < 3; ++i) gpu.forward();  // warm-up: pipelines, caches, clocks
@@ -154,7 +159,8 @@ int bench(const block::BlockConfig& config, int64_t past, int64_t tokens, uint64
   for (int i = 0; i < iterations; ++i) {
     const auto start = std::chrono::steady_clock::now();
     gpu.forward();
-    wall.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+    wall.push_back(
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
     double total = 0.0;
     for (const auto& [name, ns] : gpu.dispatch_times()) {
       if (per_stage[name].empty()) order.push_back(name);
@@ -163,19 +169,21 @@ int bench(const block::BlockConfig& config, int64_t past, int64_t tokens, uint64
     }
     gpu_total.push_back(total);
   }
-  std::printf("device: %s\n%s block, %lld tokens after %lld, medians of %d calls:\n", device.info().name.c_str(),
-              config.name.c_str(), static_cast<long long>(tokens), static_cast<long long>(past), iterations);
+  std::printf("device: %s\n%s block, %lld tokens after %lld, medians of %d calls:\n",
+              device.info().name.c_str(), config.name.c_str(), static_cast<long long>(tokens),
+              static_cast<long long>(past), iterations);
   for (const std::string& line : gpu.kernels()) std::printf("  %s\n", line.c_str());
-  nlohmann::json out = {{"device", device.info().name}, {"config", config.name}, {"tokens", tokens},
-                        {"past", past}, {"iterations", iterations}, {"kernels", gpu.kernels()}};
+  nlohmann::json out = {
+      {"device", device.info().name}, {"config", config.name},   {"tokens", tokens}, {"past", past},
+      {"iterations", iterations},     {"kernels", gpu.kernels()}};
   const double total = median(gpu_total);
   for (const std::string& name : order) {
     const double us = median(per_stage[name]);
     std::printf("  %-15s %10.1f us %6.1f%%\n", name.c_str(), us, 100.0 * us / total);
     out["stages_us"][name] = us;
   }
-  std::printf("  %-15s %10.1f us (GPU, timestamps)\n  %-15s %10.1f us (submit to wait, host)\n", "total", total,
-              "wall", median(wall));
+  std::printf("  %-15s %10.1f us (GPU, timestamps)\n  %-15s %10.1f us (submit to wait, host)\n", "total",
+              total, "wall", median(wall));
   std::printf("  %.0f tokens/s\n", static_cast<double>(tokens) / (median(wall) * 1e-6));
   out["gpu_us"] = total;
   out["wall_us"] = median(wall);
@@ -192,17 +200,26 @@ int main(int argc, char** argv) {
   int64_t tokens = 7, past = 0;
   uint64_t seed = 1;
   int iterations = 20;
+  uint32_t keys_per_split = block::kKeysPerSplit;
   bool tamper = false;
   auto common = [&](CLI::App* command) {
     command->add_option("--config", config_name, "tiny or llama")->capture_default_str();
-    command->add_option("--tokens", tokens, "new tokens in the step")->capture_default_str()->check(CLI::Range(1, 1 << 20));
+    command->add_option("--tokens", tokens, "new tokens in the step")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 1 << 20));
     command->add_option("--past", past, "tokens before them, in the KV cache (0: a prefill)")
         ->capture_default_str()
         ->check(CLI::Range(0, 1 << 20));
     command->add_option("--seed", seed, "the weights' and the input's seed")->capture_default_str();
     command->add_option("--weights", weights_path, "the safetensors file of the weights")->required();
+    command
+        ->add_option("--keys-per-split", keys_per_split,
+                     "a decode step's cache positions per workgroup of its attention")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 1 << 20));
   };
-  CLI::App* check_command = app.add_subcommand("check", "one forward pass, checked against the CPU reference");
+  CLI::App* check_command =
+      app.add_subcommand("check", "one forward pass, checked against the CPU reference");
   common(check_command);
   check_command->add_flag("--tamper", tamper, "move one output element past its bound (the check must fail)");
   CLI::App* bench_command = app.add_subcommand("bench", "time the recorded forward pass on the GPU");
@@ -212,8 +229,8 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   try {
     const block::BlockConfig config = block::config_named(config_name);
-    if (*check_command) return check(config, past, tokens, seed, weights_path, tamper);
-    return bench(config, past, tokens, seed, weights_path, iterations, json_path);
+    if (*check_command) return check(config, past, tokens, keys_per_split, seed, weights_path, tamper);
+    return bench(config, past, tokens, keys_per_split, seed, weights_path, iterations, json_path);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "decoder_block: %s\n", e.what());
     return 2;
