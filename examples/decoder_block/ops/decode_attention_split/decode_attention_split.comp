@@ -10,7 +10,9 @@
 // - a lane holds 4 dims of q, a key and the output row per group of 4 * subgroup size dims (a key row of head_dim
 //   128 is one 8-byte load per lane of 32, side by side), keeps its dims of q in registers, and a key's score is the
 //   subgroup's sum of its lanes' dot products;
-// - a block's 4 keys and values are loaded before any is used, so that a subgroup waits on 8 rows at once;
+// - a block's 4 keys and values are loaded before any is used (raw, each index clamped into the row, the lanes
+//   past head_dim masked when they are used), so that a subgroup waits on 8 rows at once, not on each in turn;
+//   rows of head_dim not a multiple of 4 or above 16 * subgroup size go element by element;
 // - the running max m starts at -FLT_MAX, not -inf, so that a -inf score never meets -inf - -inf; a weight
 //   exp(score - m) below the smallest normal float is 0, as the reference's.
 // Then the subgroups' (m, sum, row) meet in shared memory, each rescaled by exp(m - max m). A split whose scores
@@ -75,6 +77,9 @@ void main() {
   const uint round_dims = 4u * lanes * R;
   vec4 qv[QG];  // the lane's first QG groups of q (all of it where head_dim <= 16 * subgroup size)
   [[unroll]] for (uint c = 0u; c < QG; ++c) qv[c] = q_at(q_row, 4u * (c * lanes + lane));
+  // The wide path: rows of whole groups of 4 that the lanes' QG groups cover; key_groups of them hold dims.
+  const bool wide = (D & 3u) == 0u && D <= 4u * lanes * QG;
+  const uint key_groups = (D + 4u * lanes - 1u) / (4u * lanes);
   float total_max = kLowest, total = 0.0;
   for (uint d0 = 0u; d0 < D; d0 += round_dims) {
     float m = kLowest, l = 0.0;
@@ -84,13 +89,34 @@ void main() {
     for (uint j0 = first + g * BLOCK; j0 < last; j0 += groups * BLOCK) {
       float score[BLOCK];
       vec4 value[BLOCK][R];
-      [[unroll]] for (uint u = 0u; u < BLOCK; ++u) {
-        const uint j = min(j0 + u, last - 1u), row = (j * H + h) * D;
-        float dot_part = 0.0;
-        [[unroll]] for (uint c = 0u; c < QG; ++c) dot_part += dot(qv[c], k_at(row, 4u * (c * lanes + lane)));
-        for (uint d = 4u * (QG * lanes + lane); d < D; d += 4u * lanes) dot_part += dot(q_at(q_row, d), k_at(row, d));
-        [[unroll]] for (uint r = 0u; r < R; ++r) value[u][r] = v_at(row, d0 + 4u * (r * lanes + lane));
-        score[u] = dot_part;
+      if (wide) {
+        // Every load of the block first, raw, and then their uses: a load used at once would make the subgroup
+        // wait out each key's memory latency in turn.
+        f16vec4 key4[BLOCK][QG], value4[BLOCK][R];
+        [[unroll]] for (uint u = 0u; u < BLOCK; ++u) {
+          const uint row4 = ((min(j0 + u, last - 1u) * H + h) * D) / 4u;
+          [[unroll]] for (uint c = 0u; c < QG; ++c)
+            if (c < key_groups) key4[u][c] = k4[row4 + min(c * lanes + lane, D / 4u - 1u)];
+          [[unroll]] for (uint r = 0u; r < R; ++r)
+            if (d0 + 4u * r * lanes < D) value4[u][r] = v4[row4 + min(d0 / 4u + r * lanes + lane, D / 4u - 1u)];
+        }
+        [[unroll]] for (uint u = 0u; u < BLOCK; ++u) {
+          float dot_part = 0.0;
+          [[unroll]] for (uint c = 0u; c < QG; ++c)
+            if (c < key_groups && 4u * (c * lanes + lane) < D) dot_part += dot(qv[c], vec4(key4[u][c]));
+          score[u] = dot_part;
+          [[unroll]] for (uint r = 0u; r < R; ++r)
+            value[u][r] = d0 + 4u * (r * lanes + lane) < D ? vec4(value4[u][r]) : vec4(0.0);
+        }
+      } else {
+        [[unroll]] for (uint u = 0u; u < BLOCK; ++u) {
+          const uint j = min(j0 + u, last - 1u), row = (j * H + h) * D;
+          float dot_part = 0.0;
+          [[unroll]] for (uint c = 0u; c < QG; ++c) dot_part += dot(qv[c], k_at(row, 4u * (c * lanes + lane)));
+          for (uint d = 4u * (QG * lanes + lane); d < D; d += 4u * lanes) dot_part += dot(q_at(q_row, d), k_at(row, d));
+          [[unroll]] for (uint r = 0u; r < R; ++r) value[u][r] = v_at(row, d0 + 4u * (r * lanes + lane));
+          score[u] = dot_part;
+        }
       }
       float block_max = NEG_INF;
       [[unroll]] for (uint u = 0u; u < BLOCK; ++u) {
