@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "kernelgen/files.hpp"
+#include "kernelgen/store/files.hpp"
 
 namespace kernelgen {
 

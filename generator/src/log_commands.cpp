@@ -9,7 +9,7 @@
 #include <optional>
 #include <stdexcept>
 
-#include "kernelgen/record.hpp"
+#include "kernelgen/store/record.hpp"
 
 namespace kernelgen {
 

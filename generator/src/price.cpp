@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "kernelgen/files.hpp"
 #include "embedded_text.hpp"
+#include "kernelgen/store/files.hpp"
 
 namespace kernelgen {
 

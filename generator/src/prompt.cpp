@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "kernelgen/device.hpp"
-#include "kernelgen/hash.hpp"
-#include "kernelgen/tensor_extensions.hpp"
 #include "embedded_text.hpp"
+#include "kernelgen/device.hpp"
+#include "kernelgen/store/hash.hpp"
+#include "kernelgen/tensor_extensions.hpp"
 
 namespace kernelgen {
 

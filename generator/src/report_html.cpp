@@ -9,8 +9,8 @@
 
 #include "kernelgen/log_commands.hpp"
 #include "kernelgen/markup.hpp"
-#include "kernelgen/record.hpp"
 #include "kernelgen/roofline_svg.hpp"
+#include "kernelgen/store/record.hpp"
 
 namespace kernelgen {
 

@@ -9,10 +9,10 @@
 
 #include "kernelgen/device.hpp"
 #include "kernelgen/extract.hpp"
-#include "kernelgen/hash.hpp"
 #include "kernelgen/optimise/ideas.hpp"
 #include "kernelgen/optimise/optimise_prompts.hpp"
 #include "kernelgen/prompt.hpp"
+#include "kernelgen/store/hash.hpp"
 
 namespace kernelgen {
 

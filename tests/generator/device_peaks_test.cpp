@@ -15,7 +15,7 @@
 
 #include "kernelgen/compile.hpp"
 #include "kernelgen/device.hpp"
-#include "kernelgen/files.hpp"
+#include "kernelgen/store/files.hpp"
 #include "scratch_dir.hpp"
 
 namespace kernelgen {

@@ -12,9 +12,9 @@
 #include <string>
 
 #include "kernelgen/contract/op_spec.hpp"
-#include "kernelgen/files.hpp"
-#include "kernelgen/record.hpp"
 #include "kernelgen/report_html.hpp"
+#include "kernelgen/store/files.hpp"
+#include "kernelgen/store/record.hpp"
 #include "scratch_dir.hpp"
 
 namespace kernelgen {

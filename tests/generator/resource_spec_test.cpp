@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "kernelgen/files.hpp"
+#include "kernelgen/store/files.hpp"
 #include "scratch_dir.hpp"
 
 namespace kernelgen {

@@ -8,9 +8,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <kernelgen/compile.hpp>
-#include <kernelgen/files.hpp>
 #include <kernelgen/harness/op_benchmarks.hpp>
 #include <kernelgen/harness/op_tests.hpp>
+#include <kernelgen/store/files.hpp>
 #include <string>
 #include <vector>
 

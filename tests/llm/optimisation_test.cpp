@@ -9,12 +9,12 @@
 #include "fake_llm_server.hpp"
 #include "generator/scratch_dir.hpp"
 #include "kernelgen/device.hpp"
-#include "kernelgen/files.hpp"
 #include "kernelgen/llm/cassette.hpp"
 #include "kernelgen/llm/settings.hpp"
 #include "kernelgen/prompt.hpp"
 #include "kernelgen/reference_module.hpp"
 #include "kernelgen/search.hpp"
+#include "kernelgen/store/files.hpp"
 #include "kernelgen/validation/cases.hpp"
 #include "relu_replies.hpp"
 

@@ -11,12 +11,12 @@
 
 #include "fake_llm_server.hpp"
 #include "generator/scratch_dir.hpp"
-#include "kernelgen/validation/cases.hpp"
 #include "kernelgen/device.hpp"
-#include "kernelgen/files.hpp"
-#include "kernelgen/hash.hpp"
 #include "kernelgen/prompt.hpp"
 #include "kernelgen/reference_module.hpp"
+#include "kernelgen/store/files.hpp"
+#include "kernelgen/store/hash.hpp"
+#include "kernelgen/validation/cases.hpp"
 #include "relu_replies.hpp"
 
 namespace kernelgen {

@@ -9,9 +9,9 @@
 #include "kernelgen/buffer.hpp"
 #include "kernelgen/compile.hpp"
 #include "kernelgen/device.hpp"
-#include "kernelgen/files.hpp"
 #include "kernelgen/kernel.hpp"
 #include "kernelgen/sequence.hpp"
+#include "kernelgen/store/files.hpp"
 #include "kernelgen/timing.hpp"
 
 namespace kernelgen {
