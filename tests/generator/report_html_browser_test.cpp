@@ -9,8 +9,8 @@
 #include <regex>
 #include <set>
 
-#include "kernelgen/log_commands.hpp"
-#include "kernelgen/report_html.hpp"
+#include "kernelgen/report/log_commands.hpp"
+#include "kernelgen/report/report_html.hpp"
 #include "kernelgen/store/files.hpp"
 #include "scratch_dir.hpp"
 
