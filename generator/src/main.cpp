@@ -3,11 +3,11 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "kernelgen/build_step.hpp"
 #include "kernelgen/compile.hpp"
 #include "kernelgen/contract/dims_override.hpp"
 #include "kernelgen/device.hpp"
 #include "kernelgen/devices_command.hpp"
+#include "kernelgen/emit/build_step.hpp"
 #include "kernelgen/llm/settings.hpp"
 #include "kernelgen/reference_module.hpp"
 #include "kernelgen/reference_types.hpp"

@@ -1,4 +1,4 @@
-#include "kernelgen/build_step.hpp"
+#include "kernelgen/emit/build_step.hpp"
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -13,7 +13,7 @@
 #include "kernelgen/candidate.hpp"
 #include "kernelgen/compile.hpp"
 #include "kernelgen/device.hpp"
-#include "kernelgen/emit.hpp"
+#include "kernelgen/emit/emit.hpp"
 #include "kernelgen/llm/cassette.hpp"
 #include "kernelgen/llm/providers.hpp"
 #include "kernelgen/llm/settings.hpp"
