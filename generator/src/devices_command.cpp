@@ -4,7 +4,7 @@
 
 #include "kernelgen/device.hpp"
 #include "kernelgen/optimise/device_peaks.hpp"
-#include "kernelgen/prompt.hpp"
+#include "kernelgen/search/prompt.hpp"
 #include "kernelgen/tensor_extensions.hpp"
 
 namespace kernelgen {

@@ -12,7 +12,7 @@
 #include "generator/scratch_dir.hpp"
 #include "kernelgen/contract/kernel_source.hpp"
 #include "kernelgen/contract/op_spec.hpp"
-#include "kernelgen/extract.hpp"
+#include "kernelgen/search/extract.hpp"
 #include "kernelgen/store/files.hpp"
 #include "kernelgen/store/manifest.hpp"
 #include "kernelgen/store/record.hpp"

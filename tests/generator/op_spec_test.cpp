@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "kernelgen/prompt.hpp"
+#include "kernelgen/search/prompt.hpp"
 #include "kernelgen/store/files.hpp"
 #include "scratch_dir.hpp"
 

@@ -15,7 +15,7 @@
 #include "kernelgen/compile.hpp"
 #include "kernelgen/contract/op_spec.hpp"
 #include "kernelgen/device.hpp"
-#include "kernelgen/prompt.hpp"
+#include "kernelgen/search/prompt.hpp"
 #include "kernelgen/tensor_extensions.hpp"
 
 namespace kernelgen {

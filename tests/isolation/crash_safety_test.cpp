@@ -20,7 +20,7 @@
 
 #include "generator/scratch_dir.hpp"
 #include "kernelgen/contract/op_spec.hpp"
-#include "kernelgen/prompt.hpp"
+#include "kernelgen/search/prompt.hpp"
 #include "kernelgen/store/files.hpp"
 #include "kernelgen/store/manifest.hpp"
 

@@ -10,7 +10,6 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
-#include "kernelgen/candidate.hpp"
 #include "kernelgen/compile.hpp"
 #include "kernelgen/device.hpp"
 #include "kernelgen/emit/emit.hpp"
@@ -18,9 +17,10 @@
 #include "kernelgen/llm/providers.hpp"
 #include "kernelgen/llm/settings.hpp"
 #include "kernelgen/optimise/device_peaks.hpp"
-#include "kernelgen/prompt.hpp"
 #include "kernelgen/reference_module.hpp"
-#include "kernelgen/search.hpp"
+#include "kernelgen/search/candidate.hpp"
+#include "kernelgen/search/prompt.hpp"
+#include "kernelgen/search/search.hpp"
 #include "kernelgen/selection/incumbent.hpp"
 #include "kernelgen/selection/paired_timing.hpp"
 #include "kernelgen/spirv_interface.hpp"

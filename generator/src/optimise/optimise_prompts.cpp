@@ -5,7 +5,7 @@
 
 #include "embedded_text.hpp"
 #include "kernelgen/device.hpp"
-#include "kernelgen/prompt.hpp"
+#include "kernelgen/search/prompt.hpp"
 #include "kernelgen/store/hash.hpp"
 
 namespace kernelgen {

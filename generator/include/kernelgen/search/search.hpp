@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "kernelgen/candidate.hpp"
 #include "kernelgen/llm/client.hpp"
 #include "kernelgen/optimise/device_peaks.hpp"
 #include "kernelgen/price.hpp"
+#include "kernelgen/search/candidate.hpp"
 #include "kernelgen/store/record.hpp"
 #include "kernelgen/validation/isolated_validation.hpp"
 #include "kernelgen/validation/validate.hpp"

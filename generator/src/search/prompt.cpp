@@ -1,4 +1,4 @@
-#include "kernelgen/prompt.hpp"
+#include "kernelgen/search/prompt.hpp"
 
 #include <algorithm>
 #include <cstdio>

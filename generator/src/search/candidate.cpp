@@ -1,4 +1,4 @@
-#include "kernelgen/candidate.hpp"
+#include "kernelgen/search/candidate.hpp"
 
 #include <stdexcept>
 
