@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "kernelgen/llm/client.hpp"
+#include "kernelgen/llm/price.hpp"
 #include "kernelgen/optimise/device_peaks.hpp"
-#include "kernelgen/price.hpp"
 #include "kernelgen/search/candidate.hpp"
 #include "kernelgen/store/record.hpp"
 #include "kernelgen/validation/isolated_validation.hpp"

@@ -1,4 +1,4 @@
-#include "kernelgen/price.hpp"
+#include "kernelgen/llm/price.hpp"
 
 #include <cstdio>
 #include <cstdlib>
