@@ -2,10 +2,10 @@
 
 #include <cstdio>
 
+#include "kernelgen/compile/tensor_extensions.hpp"
 #include "kernelgen/device.hpp"
 #include "kernelgen/optimise/device_peaks.hpp"
 #include "kernelgen/search/prompt.hpp"
-#include "kernelgen/tensor_extensions.hpp"
 
 namespace kernelgen {
 

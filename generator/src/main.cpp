@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "kernelgen/compile.hpp"
+#include "kernelgen/compile/compile.hpp"
 #include "kernelgen/contract/dims_override.hpp"
 #include "kernelgen/device.hpp"
 #include "kernelgen/devices_command.hpp"

@@ -2,7 +2,7 @@
 // corrupt, stale or current; write_generated replaces the directory as a whole; check_in_recompiled checks in
 // this glslang's SPIR-V of a kernel another glslang compiled.
 #include "kernelgen/store/manifest.hpp"
-#include "kernelgen/compile.hpp"
+#include "kernelgen/compile/compile.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

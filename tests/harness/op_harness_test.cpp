@@ -7,7 +7,7 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <kernelgen/compile.hpp>
+#include <kernelgen/compile/compile.hpp>
 #include <kernelgen/harness/op_benchmarks.hpp>
 #include <kernelgen/harness/op_tests.hpp>
 #include <kernelgen/store/files.hpp>

@@ -16,7 +16,7 @@
 
 #include "fake_llm_server.hpp"
 #include "generator/scratch_dir.hpp"
-#include "kernelgen/compile.hpp"
+#include "kernelgen/compile/compile.hpp"
 #include "kernelgen/store/files.hpp"
 #include "kernelgen/store/hash.hpp"
 #include "kernelgen/store/manifest.hpp"

@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
-#include "kernelgen/compile.hpp"
+#include "kernelgen/compile/compile.hpp"
 #include "kernelgen/device.hpp"
 #include "kernelgen/emit/emit.hpp"
 #include "kernelgen/llm/cassette.hpp"

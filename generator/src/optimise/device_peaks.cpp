@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kernelgen/buffer.hpp"
-#include "kernelgen/compile.hpp"
+#include "kernelgen/compile/compile.hpp"
 #include "kernelgen/device.hpp"
 #include "kernelgen/kernel.hpp"
 #include "kernelgen/sequence.hpp"

@@ -10,7 +10,7 @@
 #include <mutex>
 #include <map>
 
-#include "kernelgen/compile.hpp"
+#include "kernelgen/compile/compile.hpp"
 #include "kernelgen/contract/kernel_source.hpp"
 #include "kernelgen/spirv_interface.hpp"
 #include "kernelgen/store/files.hpp"
