@@ -1,6 +1,6 @@
 // `kernelgen devices` on described devices: what the prompt tells a model about each, and its peaks once a
 // build step measured them, read from the candidate log's device_peaks.json and never measured here.
-#include "kernelgen/devices_command.hpp"
+#include "kernelgen/devices/devices_command.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "kernelgen/resource_spec.hpp"
+#include "kernelgen/devices/resource_spec.hpp"
 
 #include "kernelgen/store/files.hpp"
 

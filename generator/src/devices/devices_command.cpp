@@ -1,4 +1,4 @@
-#include "kernelgen/devices_command.hpp"
+#include "kernelgen/devices/devices_command.hpp"
 
 #include <cstdio>
 
