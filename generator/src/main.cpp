@@ -5,12 +5,12 @@
 
 #include "kernelgen/compile/compile.hpp"
 #include "kernelgen/contract/dims_override.hpp"
+#include "kernelgen/contract/reference_module.hpp"
 #include "kernelgen/device.hpp"
 #include "kernelgen/devices/devices_command.hpp"
 #include "kernelgen/devices/resource_spec.hpp"
 #include "kernelgen/emit/build_step.hpp"
 #include "kernelgen/llm/settings.hpp"
-#include "kernelgen/reference_module.hpp"
 #include "kernelgen/reference_types.hpp"
 #include "kernelgen/report/log_commands.hpp"
 #include "kernelgen/report/report_html.hpp"

@@ -11,8 +11,8 @@
 
 #include "fake_llm_server.hpp"
 #include "generator/scratch_dir.hpp"
+#include "kernelgen/contract/reference_module.hpp"
 #include "kernelgen/device.hpp"
-#include "kernelgen/reference_module.hpp"
 #include "kernelgen/search/prompt.hpp"
 #include "kernelgen/store/files.hpp"
 #include "kernelgen/store/hash.hpp"

@@ -11,13 +11,13 @@
 #include <nlohmann/json.hpp>
 
 #include "kernelgen/compile/compile.hpp"
+#include "kernelgen/contract/reference_module.hpp"
 #include "kernelgen/device.hpp"
 #include "kernelgen/emit/emit.hpp"
 #include "kernelgen/llm/cassette.hpp"
 #include "kernelgen/llm/providers.hpp"
 #include "kernelgen/llm/settings.hpp"
 #include "kernelgen/optimise/device_peaks.hpp"
-#include "kernelgen/reference_module.hpp"
 #include "kernelgen/search/candidate.hpp"
 #include "kernelgen/search/prompt.hpp"
 #include "kernelgen/search/search.hpp"

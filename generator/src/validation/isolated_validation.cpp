@@ -24,9 +24,9 @@
 #include <vulkan/vulkan.h>
 #include <stdexcept>
 
+#include "kernelgen/contract/reference_module.hpp"
 #include "kernelgen/device.hpp"
 #include "kernelgen/validation/evaluate.hpp"
-#include "kernelgen/reference_module.hpp"
 #include "kernelgen/worker_environment.hpp"
 
 extern char** environ;
