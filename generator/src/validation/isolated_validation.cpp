@@ -27,7 +27,7 @@
 #include "kernelgen/contract/reference_module.hpp"
 #include "kernelgen/device.hpp"
 #include "kernelgen/validation/evaluate.hpp"
-#include "kernelgen/worker_environment.hpp"
+#include "kernelgen/validation/worker_environment.hpp"
 
 extern char** environ;
 
