@@ -1,13 +1,14 @@
-// The rate of GL_NV_cooperative_matrix multiply-adds alone, on tensor cores: each subgroup of each workgroup runs a
-// loop of f16 products into f32 accumulators, eight independent ones so that no product waits on the one before,
-// with no memory traffic but one store of the accumulators at the end. It is the ceiling of what a kernel this
-// toolchain compiles (glslang 12 reaches no newer tensor-core GLSL; kernelgen/tensor_extensions.hpp) can run at,
-// which benchmarks/RESULTS.md sets beside matmul_f16's coopmat variant. Per shape the driver lists for f16:
-// 16x8x16 (the variant's) and 16x16x16. Skipped on a device without the extension (lavapipe).
+// The rate of GL_NV_cooperative_matrix multiply-adds alone, on tensor cores: each subgroup of each workgroup
+// runs a loop of f16 products into f32 accumulators, eight independent ones so that no product waits on the
+// one before, with no memory traffic but one store of the accumulators at the end. It is the ceiling of what
+// a kernel this toolchain compiles (glslang 12 reaches no newer tensor-core GLSL;
+// kernelgen/compile/tensor_extensions.hpp) can run at, which benchmarks/RESULTS.md sets beside matmul_f16's
+// coopmat variant. Per shape the driver lists for f16: 16x8x16 (the variant's) and 16x16x16. Skipped on a
+// device without the extension (lavapipe).
 #include <benchmark/benchmark.h>
 
 #include <kernelgen/capabilities.hpp>
-#include <kernelgen/compile.hpp>
+#include <kernelgen/compile/compile.hpp>
 #include <kernelgen/runtime.hpp>
 #include <kernelgen/timing.hpp>
 #include <stdexcept>

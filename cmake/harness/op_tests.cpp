@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <kernelgen/capabilities.hpp>
-#include <kernelgen/compile.hpp>
-#include <kernelgen/files.hpp>
+#include <kernelgen/compile/compile.hpp>
+#include <kernelgen/store/files.hpp>
 #include <kernelgen/validation/case_buffers.hpp>
 #include <kernelgen/validation/cases.hpp>
 #include <kernelgen/validation/protocol.hpp>

@@ -65,9 +65,9 @@ function(_kernelgen_checked_in_files)
 endfunction()
 
 # The op's reference, compiled once: into the op's test, and into a module the tool loads (see
-# generator/include/kernelgen/reference_module.hpp). The tool links no reference, so a changed reference relinks
-# this module and re-runs this op's step alone. Creates kernelgen_reference_<name> (an OBJECT library) and the
-# module, <dir>/reference.so, whose target it sets reference_module to.
+# generator/include/kernelgen/contract/reference_module.hpp). The tool links no reference, so a changed reference
+# relinks this module and re-runs this op's step alone. Creates kernelgen_reference_<name> (an OBJECT library) and
+# the module, <dir>/reference.so, whose target it sets reference_module to.
 function(_kernelgen_add_reference_module)
   add_library(kernelgen_reference_${name} OBJECT "${reference}")
   set_target_properties(kernelgen_reference_${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)

@@ -10,12 +10,12 @@
 #include <string>
 
 #include "generator/scratch_dir.hpp"
-#include "kernelgen/extract.hpp"
-#include "kernelgen/files.hpp"
 #include "kernelgen/contract/kernel_source.hpp"
-#include "kernelgen/manifest.hpp"
 #include "kernelgen/contract/op_spec.hpp"
-#include "kernelgen/record.hpp"
+#include "kernelgen/search/extract.hpp"
+#include "kernelgen/store/files.hpp"
+#include "kernelgen/store/manifest.hpp"
+#include "kernelgen/store/record.hpp"
 
 namespace kernelgen {
 namespace {

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "fuzz_check.hpp"
-#include "kernelgen/extract.hpp"
+#include "kernelgen/search/extract.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using kernelgen::fuzz::require;

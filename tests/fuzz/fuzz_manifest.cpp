@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "fuzz_check.hpp"
-#include "kernelgen/hash.hpp"
-#include "kernelgen/manifest.hpp"
+#include "kernelgen/store/hash.hpp"
+#include "kernelgen/store/manifest.hpp"
 
 namespace {
 

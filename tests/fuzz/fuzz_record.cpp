@@ -5,7 +5,7 @@
 #include <string>
 
 #include "fuzz_check.hpp"
-#include "kernelgen/record.hpp"
+#include "kernelgen/store/record.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using kernelgen::fuzz::require;

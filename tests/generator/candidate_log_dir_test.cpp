@@ -1,6 +1,6 @@
 // Which candidate log `kernelgen list`, `show`, `report` and `devices` read without --log-dir: that of the
 // project the current directory lies in, found upwards from it, over a tree of directories made here.
-#include "kernelgen/candidate_log_dir.hpp"
+#include "kernelgen/store/candidate_log_dir.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "kernelgen/files.hpp"
+#include "kernelgen/store/files.hpp"
 #include "scratch_dir.hpp"
 
 namespace kernelgen {

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "kernelgen/device.hpp"
-#include "kernelgen/files.hpp"
+#include "kernelgen/store/files.hpp"
 #include "kernelgen/validation/cases.hpp"
 #include "kernelgen/validation/evaluate.hpp"
 #include "kernelgen/validation/validate.hpp"

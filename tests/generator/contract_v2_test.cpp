@@ -14,11 +14,11 @@
 #include <stdexcept>
 #include <string>
 
-#include "kernelgen/validation/cases.hpp"
 #include "kernelgen/device.hpp"
-#include "kernelgen/validation/evaluate.hpp"
-#include "kernelgen/files.hpp"
 #include "kernelgen/spirv_interface.hpp"
+#include "kernelgen/store/files.hpp"
+#include "kernelgen/validation/cases.hpp"
+#include "kernelgen/validation/evaluate.hpp"
 #include "support/rowsum_reference.hpp"
 
 KERNELGEN_REFERENCE(relu_f16) {

@@ -13,9 +13,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kernelgen/compile.hpp"
+#include "kernelgen/compile/compile.hpp"
 #include "kernelgen/device.hpp"
-#include "kernelgen/files.hpp"
+#include "kernelgen/store/files.hpp"
 #include "scratch_dir.hpp"
 
 namespace kernelgen {

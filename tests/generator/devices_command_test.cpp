@@ -1,13 +1,13 @@
 // `kernelgen devices` on described devices: what the prompt tells a model about each, and its peaks once a
 // build step measured them, read from the candidate log's device_peaks.json and never measured here.
-#include "kernelgen/devices_command.hpp"
+#include "kernelgen/devices/devices_command.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "kernelgen/device.hpp"
-#include "kernelgen/files.hpp"
 #include "kernelgen/optimise/device_peaks.hpp"
+#include "kernelgen/store/files.hpp"
 #include "scratch_dir.hpp"
 
 namespace kernelgen {

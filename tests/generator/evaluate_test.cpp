@@ -16,11 +16,11 @@
 #include <utility>
 #include <vector>
 
-#include "kernelgen/validation/cases.hpp"
-#include "kernelgen/device.hpp"
-#include "kernelgen/files.hpp"
 #include "kernelgen/contract/kernel_source.hpp"
+#include "kernelgen/device.hpp"
 #include "kernelgen/spirv_interface.hpp"
+#include "kernelgen/store/files.hpp"
+#include "kernelgen/validation/cases.hpp"
 
 namespace kernelgen {
 namespace {

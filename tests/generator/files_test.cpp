@@ -1,5 +1,5 @@
 // Writing files: the atomic write that the build step, the candidate log and `kernelgen report --html` share.
-#include "kernelgen/files.hpp"
+#include "kernelgen/store/files.hpp"
 
 #include <gtest/gtest.h>
 

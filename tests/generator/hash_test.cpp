@@ -1,5 +1,5 @@
 // content_hash: FNV-1a 64, as 16 hex digits, the same for a text and for words holding the same bytes.
-#include "kernelgen/hash.hpp"
+#include "kernelgen/store/hash.hpp"
 
 #include <gtest/gtest.h>
 

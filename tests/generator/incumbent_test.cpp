@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "kernelgen/hash.hpp"
+#include "kernelgen/store/hash.hpp"
 
 namespace kernelgen {
 namespace {

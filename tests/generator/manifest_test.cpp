@@ -1,8 +1,8 @@
 // manifest: generated/<op>/manifest.json round trips, and what the build finds in generated/<op>/: missing,
 // corrupt, stale or current; write_generated replaces the directory as a whole; check_in_recompiled checks in
 // this glslang's SPIR-V of a kernel another glslang compiled.
-#include "kernelgen/manifest.hpp"
-#include "kernelgen/compile.hpp"
+#include "kernelgen/store/manifest.hpp"
+#include "kernelgen/compile/compile.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "kernelgen/files.hpp"
-#include "kernelgen/hash.hpp"
+#include "kernelgen/store/files.hpp"
+#include "kernelgen/store/hash.hpp"
 #include "scratch_dir.hpp"
 #include "tampered_spirv.hpp"
 

@@ -12,8 +12,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "kernelgen/files.hpp"
-#include "kernelgen/prompt.hpp"
+#include "kernelgen/search/prompt.hpp"
+#include "kernelgen/store/files.hpp"
 #include "scratch_dir.hpp"
 
 namespace kernelgen {

@@ -7,7 +7,7 @@
 
 #include "kernelgen/contract/op_spec.hpp"
 #include "kernelgen/device.hpp"
-#include "kernelgen/prompt.hpp"
+#include "kernelgen/search/prompt.hpp"
 
 namespace kernelgen {
 namespace {

@@ -9,9 +9,9 @@
 #include <regex>
 #include <set>
 
-#include "kernelgen/files.hpp"
-#include "kernelgen/log_commands.hpp"
-#include "kernelgen/report_html.hpp"
+#include "kernelgen/report/log_commands.hpp"
+#include "kernelgen/report/report_html.hpp"
+#include "kernelgen/store/files.hpp"
 #include "scratch_dir.hpp"
 
 namespace kernelgen {

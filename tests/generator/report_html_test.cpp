@@ -1,11 +1,11 @@
 // `kernelgen report --html` over the checked-in fixture log (tests/generator/candidate_log): a page that
 // fetches nothing, with a roofline per device and a row per op, its text escaped.
-#include "kernelgen/report_html.hpp"
+#include "kernelgen/report/report_html.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "kernelgen/log_commands.hpp"
+#include "kernelgen/report/log_commands.hpp"
 #include "scratch_dir.hpp"
 
 namespace kernelgen {

@@ -1,7 +1,7 @@
 // `kernelgen report` and `kernelgen show` over a candidate log written the way the search writes it: correction
 // rounds, an optimisation round with its brainstorms (i_ records), and the lineage of an optimised kernel.
-#include "kernelgen/log_commands.hpp"
 #include "kernelgen/optimise/device_peaks.hpp"
+#include "kernelgen/report/log_commands.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -12,9 +12,9 @@
 #include <string>
 
 #include "kernelgen/contract/op_spec.hpp"
-#include "kernelgen/files.hpp"
-#include "kernelgen/record.hpp"
-#include "kernelgen/report_html.hpp"
+#include "kernelgen/report/report_html.hpp"
+#include "kernelgen/store/files.hpp"
+#include "kernelgen/store/record.hpp"
 #include "scratch_dir.hpp"
 
 namespace kernelgen {

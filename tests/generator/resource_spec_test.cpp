@@ -1,6 +1,6 @@
 // resource_spec: the file `ctest --resource-spec-file` reads, with a one-slot `gpu` per device of the type
 // kernelgen opens by default, its id the device's index; write_resource_spec writes it for this machine.
-#include "kernelgen/resource_spec.hpp"
+#include "kernelgen/devices/resource_spec.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "kernelgen/files.hpp"
+#include "kernelgen/store/files.hpp"
 #include "scratch_dir.hpp"
 
 namespace kernelgen {

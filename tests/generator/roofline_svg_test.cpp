@@ -1,5 +1,5 @@
 // The roofline chart: where each kernel stands against the device's ceilings, and the SVG that draws it.
-#include "kernelgen/roofline_svg.hpp"
+#include "kernelgen/report/roofline_svg.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

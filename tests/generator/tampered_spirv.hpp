@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "kernelgen/files.hpp"
-#include "kernelgen/hash.hpp"
+#include "kernelgen/store/files.hpp"
+#include "kernelgen/store/hash.hpp"
 
 namespace kernelgen::test {
 

@@ -12,11 +12,11 @@
 #include <utility>
 #include <vector>
 
-#include "kernelgen/compile.hpp"
+#include "kernelgen/compile/compile.hpp"
+#include "kernelgen/compile/tensor_extensions.hpp"
 #include "kernelgen/contract/op_spec.hpp"
 #include "kernelgen/device.hpp"
-#include "kernelgen/prompt.hpp"
-#include "kernelgen/tensor_extensions.hpp"
+#include "kernelgen/search/prompt.hpp"
 
 namespace kernelgen {
 namespace {

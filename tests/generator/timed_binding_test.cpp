@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kernelgen/buffer.hpp"
-#include "kernelgen/compile.hpp"
+#include "kernelgen/compile/compile.hpp"
 #include "kernelgen/contract/op_spec.hpp"
 #include "kernelgen/device.hpp"
 #include "kernelgen/dim_expression.hpp"

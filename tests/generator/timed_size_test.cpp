@@ -15,7 +15,7 @@
 #include <variant>
 
 #include "kernelgen/device.hpp"
-#include "kernelgen/files.hpp"
+#include "kernelgen/store/files.hpp"
 #include "kernelgen/validation/cases.hpp"
 #include "kernelgen/validation/evaluate.hpp"
 #include "kernelgen/validation/timed_output.hpp"

@@ -7,10 +7,10 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <kernelgen/compile.hpp>
-#include <kernelgen/files.hpp>
+#include <kernelgen/compile/compile.hpp>
 #include <kernelgen/harness/op_benchmarks.hpp>
 #include <kernelgen/harness/op_tests.hpp>
+#include <kernelgen/store/files.hpp>
 #include <string>
 #include <vector>
 

@@ -19,10 +19,10 @@
 #include <thread>
 
 #include "generator/scratch_dir.hpp"
-#include "kernelgen/files.hpp"
-#include "kernelgen/manifest.hpp"
 #include "kernelgen/contract/op_spec.hpp"
-#include "kernelgen/prompt.hpp"
+#include "kernelgen/search/prompt.hpp"
+#include "kernelgen/store/files.hpp"
+#include "kernelgen/store/manifest.hpp"
 
 extern char** environ;
 

@@ -16,13 +16,13 @@
 #include <set>
 
 #include "generator/scratch_dir.hpp"
-#include "kernelgen/validation/cases.hpp"
-#include "kernelgen/device.hpp"
-#include "kernelgen/files.hpp"
 #include "kernelgen/contract/kernel_source.hpp"
-#include "kernelgen/prompt.hpp"
-#include "kernelgen/search.hpp"
+#include "kernelgen/device.hpp"
+#include "kernelgen/search/prompt.hpp"
+#include "kernelgen/search/search.hpp"
 #include "kernelgen/spirv_interface.hpp"
+#include "kernelgen/store/files.hpp"
+#include "kernelgen/validation/cases.hpp"
 #include "runtime/scoped_env.hpp"
 
 namespace kernelgen {

@@ -1,7 +1,7 @@
 // The validation worker's environment: an allowlist of what running Vulkan kernels needs, so that no secret
 // of the generator's environment (a provider key, a cloud credential, a token) reaches untrusted kernels'
 // process.
-#include "kernelgen/worker_environment.hpp"
+#include "kernelgen/validation/worker_environment.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -15,9 +15,9 @@
 
 #include "fake_llm_server.hpp"
 #include "generator/tampered_spirv.hpp"
-#include "kernelgen/compile.hpp"
-#include "kernelgen/files.hpp"
-#include "kernelgen/record.hpp"
+#include "kernelgen/compile/compile.hpp"
+#include "kernelgen/store/files.hpp"
+#include "kernelgen/store/record.hpp"
 #include "relu_replies.hpp"
 #include "runtime/scoped_env.hpp"
 

@@ -16,10 +16,10 @@
 
 #include "fake_llm_server.hpp"
 #include "generator/scratch_dir.hpp"
-#include "kernelgen/compile.hpp"
-#include "kernelgen/files.hpp"
-#include "kernelgen/hash.hpp"
-#include "kernelgen/manifest.hpp"
+#include "kernelgen/compile/compile.hpp"
+#include "kernelgen/store/files.hpp"
+#include "kernelgen/store/hash.hpp"
+#include "kernelgen/store/manifest.hpp"
 #include "relu_replies.hpp"
 #include "runtime/scoped_env.hpp"
 

@@ -14,9 +14,9 @@
 
 #include "fake_llm_server.hpp"
 #include "generator/scratch_dir.hpp"
-#include "kernelgen/files.hpp"
 #include "kernelgen/llm/client.hpp"
 #include "kernelgen/llm/settings.hpp"
+#include "kernelgen/store/files.hpp"
 
 namespace kernelgen::llm {
 namespace {

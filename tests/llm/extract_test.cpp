@@ -1,5 +1,5 @@
 // The fence scanner reads fenced code blocks as CommonMark does, and extract_kernel picks the shader.
-#include "kernelgen/extract.hpp"
+#include "kernelgen/search/extract.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

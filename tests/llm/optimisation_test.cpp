@@ -8,13 +8,13 @@
 
 #include "fake_llm_server.hpp"
 #include "generator/scratch_dir.hpp"
+#include "kernelgen/contract/reference_module.hpp"
 #include "kernelgen/device.hpp"
-#include "kernelgen/files.hpp"
 #include "kernelgen/llm/cassette.hpp"
 #include "kernelgen/llm/settings.hpp"
-#include "kernelgen/prompt.hpp"
-#include "kernelgen/reference_module.hpp"
-#include "kernelgen/search.hpp"
+#include "kernelgen/search/prompt.hpp"
+#include "kernelgen/search/search.hpp"
+#include "kernelgen/store/files.hpp"
 #include "kernelgen/validation/cases.hpp"
 #include "relu_replies.hpp"
 

@@ -8,11 +8,11 @@
 #include <nlohmann/json.hpp>
 
 #include "generator/scratch_dir.hpp"
-#include "kernelgen/files.hpp"
-#include "kernelgen/manifest.hpp"
 #include "kernelgen/contract/op_spec.hpp"
-#include "kernelgen/prompt.hpp"
-#include "kernelgen/record.hpp"
+#include "kernelgen/search/prompt.hpp"
+#include "kernelgen/store/files.hpp"
+#include "kernelgen/store/manifest.hpp"
+#include "kernelgen/store/record.hpp"
 
 namespace kernelgen {
 namespace {

@@ -1,5 +1,5 @@
 // The cost of a completion from the shipped price table, its override, and an unknown model's cost.
-#include "kernelgen/price.hpp"
+#include "kernelgen/llm/price.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

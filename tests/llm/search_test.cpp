@@ -1,6 +1,6 @@
 // run_search on the catalog's relu with the fake OpenAI server standing in for the model: rounds, feedback,
 // records, budgets, truncated replies and concurrent samples, validated on the Vulkan device.
-#include "kernelgen/search.hpp"
+#include "kernelgen/search/search.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -11,12 +11,12 @@
 
 #include "fake_llm_server.hpp"
 #include "generator/scratch_dir.hpp"
-#include "kernelgen/validation/cases.hpp"
+#include "kernelgen/contract/reference_module.hpp"
 #include "kernelgen/device.hpp"
-#include "kernelgen/files.hpp"
-#include "kernelgen/hash.hpp"
-#include "kernelgen/prompt.hpp"
-#include "kernelgen/reference_module.hpp"
+#include "kernelgen/search/prompt.hpp"
+#include "kernelgen/store/files.hpp"
+#include "kernelgen/store/hash.hpp"
+#include "kernelgen/validation/cases.hpp"
 #include "relu_replies.hpp"
 
 namespace kernelgen {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "kernelgen/compile.hpp"
+#include "kernelgen/compile/compile.hpp"
 
 namespace kernelgen::test {
 

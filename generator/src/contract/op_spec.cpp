@@ -9,8 +9,8 @@
 #include <stdexcept>
 
 #include "kernelgen/dim_expression.hpp"
-#include "kernelgen/files.hpp"
-#include "kernelgen/hash.hpp"
+#include "kernelgen/store/files.hpp"
+#include "kernelgen/store/hash.hpp"
 
 namespace kernelgen {
 

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "kernelgen/files.hpp"
+#include "kernelgen/store/files.hpp"
 
 namespace kernelgen::llm {
 

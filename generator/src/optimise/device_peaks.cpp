@@ -7,11 +7,11 @@
 #include <nlohmann/json.hpp>
 
 #include "kernelgen/buffer.hpp"
-#include "kernelgen/compile.hpp"
+#include "kernelgen/compile/compile.hpp"
 #include "kernelgen/device.hpp"
-#include "kernelgen/files.hpp"
 #include "kernelgen/kernel.hpp"
 #include "kernelgen/sequence.hpp"
+#include "kernelgen/store/files.hpp"
 #include "kernelgen/timing.hpp"
 
 namespace kernelgen {

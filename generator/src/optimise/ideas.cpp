@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kernelgen/extract.hpp"
+#include "kernelgen/search/extract.hpp"
 
 namespace kernelgen {
 

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "kernelgen/device.hpp"
-#include "kernelgen/hash.hpp"
-#include "kernelgen/prompt.hpp"
 #include "embedded_text.hpp"
+#include "kernelgen/device.hpp"
+#include "kernelgen/search/prompt.hpp"
+#include "kernelgen/store/hash.hpp"
 
 namespace kernelgen {
 

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <iterator>
 
-#include "kernelgen/hash.hpp"
+#include "kernelgen/store/hash.hpp"
 #include "kernelgen/timing.hpp"
 
 namespace kernelgen {

@@ -2,9 +2,9 @@
 
 #include <spirv-tools/libspirv.hpp>
 
-#include "kernelgen/compile.hpp"
-#include "kernelgen/device.hpp"
+#include "kernelgen/compile/compile.hpp"
 #include "kernelgen/contract/kernel_source.hpp"
+#include "kernelgen/device.hpp"
 
 namespace kernelgen {
 

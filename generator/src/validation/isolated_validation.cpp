@@ -24,11 +24,11 @@
 #include <vulkan/vulkan.h>
 #include <stdexcept>
 
+#include "kernelgen/contract/reference_module.hpp"
 #include "kernelgen/device.hpp"
-#include "kernelgen/reference_module.hpp"
 #include "kernelgen/validation/evaluate.hpp"
 #include "kernelgen/validation/subgroup_sizes.hpp"
-#include "kernelgen/worker_environment.hpp"
+#include "kernelgen/validation/worker_environment.hpp"
 
 extern char** environ;
 

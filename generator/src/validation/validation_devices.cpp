@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "kernelgen/capabilities.hpp"
-#include "kernelgen/compile.hpp"
+#include "kernelgen/compile/compile.hpp"
 
 namespace kernelgen {
 

@@ -2,8 +2,8 @@
 #include <string>
 #include <vector>
 
-#include "kernelgen/manifest.hpp"
-#include "kernelgen/record.hpp"
+#include "kernelgen/store/manifest.hpp"
+#include "kernelgen/store/record.hpp"
 
 namespace kernelgen {
 

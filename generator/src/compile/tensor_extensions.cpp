@@ -1,9 +1,9 @@
-#include "kernelgen/tensor_extensions.hpp"
+#include "kernelgen/compile/tensor_extensions.hpp"
 
 #include <map>
 #include <mutex>
 
-#include "kernelgen/compile.hpp"
+#include "kernelgen/compile/compile.hpp"
 #include "kernelgen/device.hpp"
 
 namespace kernelgen {

@@ -1,4 +1,4 @@
-#include "kernelgen/worker_environment.hpp"
+#include "kernelgen/validation/worker_environment.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,6 +1,6 @@
-#include "kernelgen/resource_spec.hpp"
+#include "kernelgen/devices/resource_spec.hpp"
 
-#include "kernelgen/files.hpp"
+#include "kernelgen/store/files.hpp"
 
 namespace kernelgen {
 

@@ -1,4 +1,4 @@
-#include "kernelgen/reference_module.hpp"
+#include "kernelgen/contract/reference_module.hpp"
 
 #include <dlfcn.h>
 

@@ -1,11 +1,11 @@
-#include "kernelgen/roofline_svg.hpp"
+#include "kernelgen/report/roofline_svg.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <numbers>
 
-#include "kernelgen/markup.hpp"
+#include "kernelgen/report/markup.hpp"
 
 namespace kernelgen {
 

@@ -1,8 +1,8 @@
-#include "kernelgen/candidate.hpp"
+#include "kernelgen/search/candidate.hpp"
 
 #include <stdexcept>
 
-#include "kernelgen/files.hpp"
+#include "kernelgen/store/files.hpp"
 
 namespace kernelgen {
 

@@ -1,4 +1,4 @@
-#include "kernelgen/build_step.hpp"
+#include "kernelgen/emit/build_step.hpp"
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -10,27 +10,27 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
-#include "kernelgen/candidate.hpp"
-#include "kernelgen/compile.hpp"
+#include "kernelgen/compile/compile.hpp"
+#include "kernelgen/contract/reference_module.hpp"
+#include "kernelgen/device.hpp"
+#include "kernelgen/emit/emit.hpp"
+#include "kernelgen/llm/cassette.hpp"
+#include "kernelgen/llm/providers.hpp"
+#include "kernelgen/llm/settings.hpp"
+#include "kernelgen/optimise/device_peaks.hpp"
+#include "kernelgen/search/candidate.hpp"
+#include "kernelgen/search/prompt.hpp"
+#include "kernelgen/search/search.hpp"
+#include "kernelgen/selection/incumbent.hpp"
+#include "kernelgen/selection/paired_timing.hpp"
+#include "kernelgen/spirv_interface.hpp"
+#include "kernelgen/store/files.hpp"
+#include "kernelgen/store/hash.hpp"
+#include "kernelgen/store/manifest.hpp"
 #include "kernelgen/validation/cases.hpp"
 #include "kernelgen/validation/isolated_validation.hpp"
 #include "kernelgen/validation/protocol.hpp"
 #include "kernelgen/validation/validation_devices.hpp"
-#include "kernelgen/device.hpp"
-#include "kernelgen/emit.hpp"
-#include "kernelgen/files.hpp"
-#include "kernelgen/hash.hpp"
-#include "kernelgen/selection/incumbent.hpp"
-#include "kernelgen/selection/paired_timing.hpp"
-#include "kernelgen/llm/cassette.hpp"
-#include "kernelgen/llm/providers.hpp"
-#include "kernelgen/llm/settings.hpp"
-#include "kernelgen/manifest.hpp"
-#include "kernelgen/optimise/device_peaks.hpp"
-#include "kernelgen/prompt.hpp"
-#include "kernelgen/reference_module.hpp"
-#include "kernelgen/search.hpp"
-#include "kernelgen/spirv_interface.hpp"
 
 extern char** environ;
 

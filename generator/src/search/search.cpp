@@ -1,4 +1,4 @@
-#include "kernelgen/search.hpp"
+#include "kernelgen/search/search.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -8,11 +8,11 @@
 #include <iterator>
 
 #include "kernelgen/device.hpp"
-#include "kernelgen/extract.hpp"
-#include "kernelgen/hash.hpp"
 #include "kernelgen/optimise/ideas.hpp"
 #include "kernelgen/optimise/optimise_prompts.hpp"
-#include "kernelgen/prompt.hpp"
+#include "kernelgen/search/extract.hpp"
+#include "kernelgen/search/prompt.hpp"
+#include "kernelgen/store/hash.hpp"
 
 namespace kernelgen {
 

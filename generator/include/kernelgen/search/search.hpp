@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "kernelgen/candidate.hpp"
-#include "kernelgen/validation/isolated_validation.hpp"
 #include "kernelgen/llm/client.hpp"
+#include "kernelgen/llm/price.hpp"
 #include "kernelgen/optimise/device_peaks.hpp"
-#include "kernelgen/price.hpp"
-#include "kernelgen/record.hpp"
+#include "kernelgen/search/candidate.hpp"
+#include "kernelgen/store/record.hpp"
+#include "kernelgen/validation/isolated_validation.hpp"
 #include "kernelgen/validation/validate.hpp"
 
 namespace kernelgen {

@@ -1,4 +1,4 @@
-#include "kernelgen/manifest.hpp"
+#include "kernelgen/store/manifest.hpp"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -10,11 +10,11 @@
 #include <mutex>
 #include <map>
 
-#include "kernelgen/compile.hpp"
-#include "kernelgen/files.hpp"
-#include "kernelgen/hash.hpp"
+#include "kernelgen/compile/compile.hpp"
 #include "kernelgen/contract/kernel_source.hpp"
 #include "kernelgen/spirv_interface.hpp"
+#include "kernelgen/store/files.hpp"
+#include "kernelgen/store/hash.hpp"
 
 namespace kernelgen {
 

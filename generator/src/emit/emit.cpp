@@ -1,4 +1,4 @@
-#include "kernelgen/emit.hpp"
+#include "kernelgen/emit/emit.hpp"
 
 #include <cstdio>
 

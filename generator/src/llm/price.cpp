@@ -1,12 +1,12 @@
-#include "kernelgen/price.hpp"
+#include "kernelgen/llm/price.hpp"
 
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "kernelgen/files.hpp"
 #include "embedded_text.hpp"
+#include "kernelgen/store/files.hpp"
 
 namespace kernelgen {
 

@@ -1,4 +1,4 @@
-#include "kernelgen/extract.hpp"
+#include "kernelgen/search/extract.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "kernelgen/hash.hpp"
+#include "kernelgen/store/hash.hpp"
 
 #include <cstdio>
 

@@ -1,4 +1,4 @@
-#include "kernelgen/compile.hpp"
+#include "kernelgen/compile/compile.hpp"
 
 #include <glslang/Public/ResourceLimits.h>
 #include <glslang/Public/ShaderLang.h>

@@ -2,8 +2,8 @@
 #include <span>
 #include <string>
 
-#include "kernelgen/manifest.hpp"
 #include "kernelgen/contract/op_spec.hpp"
+#include "kernelgen/store/manifest.hpp"
 
 namespace kernelgen {
 

@@ -1,4 +1,4 @@
-#include "kernelgen/report_html.hpp"
+#include "kernelgen/report/report_html.hpp"
 
 #include "kernelgen/optimise/device_peaks.hpp"
 
@@ -7,10 +7,10 @@
 #include <optional>
 #include <set>
 
-#include "kernelgen/log_commands.hpp"
-#include "kernelgen/markup.hpp"
-#include "kernelgen/record.hpp"
-#include "kernelgen/roofline_svg.hpp"
+#include "kernelgen/report/log_commands.hpp"
+#include "kernelgen/report/markup.hpp"
+#include "kernelgen/report/roofline_svg.hpp"
+#include "kernelgen/store/record.hpp"
 
 namespace kernelgen {
 

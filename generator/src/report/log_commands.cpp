@@ -1,4 +1,4 @@
-#include "kernelgen/log_commands.hpp"
+#include "kernelgen/report/log_commands.hpp"
 
 #include "kernelgen/optimise/device_peaks.hpp"
 #include "kernelgen/validation/protocol.hpp"
@@ -9,7 +9,7 @@
 #include <optional>
 #include <stdexcept>
 
-#include "kernelgen/record.hpp"
+#include "kernelgen/store/record.hpp"
 
 namespace kernelgen {
 

@@ -1,4 +1,4 @@
-#include "kernelgen/record.hpp"
+#include "kernelgen/store/record.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -6,8 +6,8 @@
 #include <ctime>
 #include <random>
 
-#include "kernelgen/files.hpp"
-#include "kernelgen/hash.hpp"
+#include "kernelgen/store/files.hpp"
+#include "kernelgen/store/hash.hpp"
 
 namespace kernelgen {
 

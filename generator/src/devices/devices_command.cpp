@@ -1,11 +1,11 @@
-#include "kernelgen/devices_command.hpp"
+#include "kernelgen/devices/devices_command.hpp"
 
 #include <cstdio>
 
+#include "kernelgen/compile/tensor_extensions.hpp"
 #include "kernelgen/device.hpp"
 #include "kernelgen/optimise/device_peaks.hpp"
-#include "kernelgen/prompt.hpp"
-#include "kernelgen/tensor_extensions.hpp"
+#include "kernelgen/search/prompt.hpp"
 
 namespace kernelgen {
 

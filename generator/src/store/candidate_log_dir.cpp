@@ -1,4 +1,4 @@
-#include "kernelgen/candidate_log_dir.hpp"
+#include "kernelgen/store/candidate_log_dir.hpp"
 
 #include <fstream>
 #include <string>

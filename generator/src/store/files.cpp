@@ -1,4 +1,4 @@
-#include "kernelgen/files.hpp"
+#include "kernelgen/store/files.hpp"
 
 #include <signal.h>
 #include <unistd.h>

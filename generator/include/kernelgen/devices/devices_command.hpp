@@ -15,8 +15,9 @@ struct DeviceInfo;
 // subgroup_size_range ({"min", "max"}: the sizes a kernel can be made to run at, or null),
 // max_workgroup_invocations, max_workgroup_size, max_workgroup_count, max_shared_memory_bytes,
 // max_storage_buffer_range, timestamp_period_ns, features (the runtime's DeviceFeatures, by field name),
-// tensor_extensions (kernelgen/tensor_extensions.hpp: one {"extension", "glsl", "device", "compiles_here",
-// "runtime_enables"} each), prompt_extensions and peaks ({"gbytes_per_second", "gflops"} or null).
+// tensor_extensions (kernelgen/compile/tensor_extensions.hpp: one {"extension", "glsl", "device",
+// "compiles_here", "runtime_enables"} each), prompt_extensions and peaks ({"gbytes_per_second", "gflops"} or
+// null).
 nlohmann::json devices_summary(const std::vector<DeviceInfo>& devices,
                                const std::filesystem::path& peaks_file);
 // devices_summary as text; `peaks_file` is named where the peaks are still to be measured.

@@ -1,12 +1,12 @@
-#include "kernelgen/prompt.hpp"
+#include "kernelgen/search/prompt.hpp"
 
 #include <algorithm>
 #include <cstdio>
 
-#include "kernelgen/device.hpp"
-#include "kernelgen/hash.hpp"
-#include "kernelgen/tensor_extensions.hpp"
 #include "embedded_text.hpp"
+#include "kernelgen/compile/tensor_extensions.hpp"
+#include "kernelgen/device.hpp"
+#include "kernelgen/store/hash.hpp"
 
 namespace kernelgen {
 
@@ -112,11 +112,11 @@ std::string tolerance_text(const OpSpec& spec) {
   return text;
 }
 
-
-// What the device's tensor-core extensions allow a kernel here (kernelgen/tensor_extensions.hpp): those it may
-// use, and those the device has that this glslang cannot compile or the runtime does not enable. Nothing on a
-// device without any. Part of {{device}}, filled in at run time: the templates' own text is part of every spec
-// hash (prompt_template_version), so a line there would make every checked-in kernel stale when it changed.
+// What the device's tensor-core extensions allow a kernel here (kernelgen/compile/tensor_extensions.hpp):
+// those it may use, and those the device has that this glslang cannot compile or the runtime does not enable.
+// Nothing on a device without any. Part of {{device}}, filled in at run time: the templates' own text is part
+// of every spec hash (prompt_template_version), so a line there would make every checked-in kernel stale when
+// it changed.
 std::string tensor_core_text(const DeviceInfo& device) {
   std::string usable, unusable, rules;
   for (const TensorExtension& extension : tensor_extensions(device)) {
