@@ -252,10 +252,8 @@ std::vector<std::string> lavapipe_second_width(const DeviceInfo& device) {
 // has no F16C for those conversions, and its JIT aborts on the library call LLVM emits instead (SIGABRT on
 // matmul_f16's kernels in the catalog's replay): such a kernel meets the second width nowhere, which its verdict's
 // subgroup_sizes then shows (one size).
-bool has_half_floats(const std::vector<uint32_t>& spirv) {
-  const std::optional<SpirvInterface> interface = reflect_spirv(spirv);
-  if (!interface) return false;
-  for (const std::string& capability : interface->capabilities)
+bool has_half_floats(const SpirvInterface& interface) {
+  for (const std::string& capability : interface.capabilities)
     if (capability == "Float16" || capability.find("16BitAccess") != std::string::npos ||
         capability == "StoragePushConstant16" || capability == "StorageInputOutput16")
       return true;
@@ -271,9 +269,8 @@ struct SubgroupPass {
   std::string what;  // how the size was set, for a rejection's reason
 };
 
-uint32_t workgroup_invocations(const std::vector<uint32_t>& spirv) {
-  const std::optional<SpirvInterface> interface = reflect_spirv(spirv);
-  return interface ? interface->local_size[0] * interface->local_size[1] * interface->local_size[2] : 0;
+uint32_t workgroup_invocations(const SpirvInterface& interface) {
+  return interface.local_size[0] * interface.local_size[1] * interface.local_size[2];
 }
 
 // The passes after the first on `device` for the kernel it compiled there: the GPU's smallest and largest
@@ -283,12 +280,13 @@ std::vector<SubgroupPass> later_passes(const DeviceInfo& device, const std::vect
   std::vector<SubgroupPass> passes;
   const std::string range = " of the device's " + std::to_string(device.min_subgroup_size) + " to " +
                             std::to_string(device.max_subgroup_size) + ", VK_EXT_subgroup_size_control";
-  for (const uint32_t size : extra_subgroup_sizes(device, workgroup_invocations(spirv)))
+  const std::optional<SpirvInterface> interface = reflect_spirv(spirv);  // read once for both questions
+  for (const uint32_t size : extra_subgroup_sizes(device, interface ? workgroup_invocations(*interface) : 0))
     passes.push_back({size,
                       {},
                       std::string("required: the ") +
                           (size == device.min_subgroup_size ? "smallest" : "largest") + range});
-  if (auto second = lavapipe_second_width(device); !second.empty() && !has_half_floats(spirv))
+  if (auto second = lavapipe_second_width(device); !second.empty() && !(interface && has_half_floats(*interface)))
     passes.push_back({0, second, "lavapipe's second width: " + second[0] + ", " + second[1]});
   return passes;
 }
