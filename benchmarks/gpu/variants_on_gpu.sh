@@ -5,6 +5,8 @@
 # they are checked in. Run from the source tree, with the Vulkan loader installed (the device machine's recipe) and
 # the kit that benchmarks/gpu/pack_kit.sh packed.
 # Usage: benchmarks/gpu/variants_on_gpu.sh <kit.tar.xz> <op>=<kernel.comp> ...
+# VALIDATE_ARGS: more arguments for `kernelgen validate`, e.g. "--dims heads=1 seq=100" for a sweep that validates
+# at fewer sizes than DIMS (the timed size is still checked); VALIDATE_TIMEOUT_S: each kernel's limit (240 s).
 set -u
 kit_file=${1:?usage: $0 <kit.tar.xz> <op>=<kernel.comp> ...}
 shift
@@ -14,7 +16,7 @@ export KERNELGEN_VALIDATION_DEVICES=gpu KERNELGEN_REDUCED_VALIDATION=1
 for pair in "$@"; do
   op=${pair%%=*} kernel=${pair#*=}
   started=$SECONDS
-  timeout ${VALIDATE_TIMEOUT_S:-240} "$kit/bin/kernelgen" validate --spec "$kit/kernelgen/$op/spec.json" --kernel "$kernel" --time 31 \
+  timeout ${VALIDATE_TIMEOUT_S:-240} "$kit/bin/kernelgen" validate --spec "$kit/kernelgen/$op/spec.json" --kernel "$kernel" --time 31 ${VALIDATE_ARGS:-} \
     --json 2>/dev/null |
     python3 -c "
 import json, sys

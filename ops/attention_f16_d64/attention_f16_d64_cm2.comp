@@ -7,33 +7,18 @@
 #extension GL_EXT_control_flow_attributes : require
 // o = softmax(q k^T / sqrt(64), causal) v for each head in f16, flash-attention style on tensor cores through
 // GL_NV_cooperative_matrix2: workgroup-scope matrices, loads and stores addressed by tensor layouts, per-element
-// operations and row reductions. The variant for devices with VK_NV_cooperative_matrix2, hand-written from
-// attention_f16's (ops/attention_f16/attention_f16_cm2.comp) for heads of 64; the compiler spreads each matrix
-// over the workgroup's 4 subgroups and stages it as it needs (that kernel's 8 subgroups, which its 128-wide rows
-// need for registers, ran 1.7 times slower here on an H200). A workgroup takes 64 queries of one head (the query
-// blocks run longest first: the last queries attend to the most keys) and loads them once, 64 x 64, as the A
-// operand. Then for each block of 64 keys up to the diagonal:
-//   1. S = q k^T, 64 x 64 in f32: the keys are loaded transposed (a tensor view swapping the layout's two
-//      dimensions) as the B operand. Blocks below the diagonal lie wholly inside seq and wholly before every
-//      query of the workgroup, and load through an unclamped layout with a 16-byte aligned row stride; the
-//      diagonal block (the last, k0 == q0) loads through a clamped one (rows past seq read as 0), and a per-element
-//      operation gives its keys past their query (key column > query row, which covers every key past seq) -inf;
-//   2. the online softmax, each row's values held smeared across its columns: the block's row max of the raw
-//      scores (a row reduction), the new running max, the weights exp2((s - max) * log2(e) / sqrt(64)) and the
-//      old max's rescale factor (per-element operations), and the running sum (a row reduction of the f32
-//      weights). The scale applies to differences, never to a score before it is compared: a compiler may fuse
-//      s * scale - max into one rounding, which at scores near 1e11 is thousands off the max it was compared
-//      with. The running max starts at -FLT_MAX, not -inf, so that a -inf score never meets -inf - -inf;
-//   3. O = O * factor + P v: the rescale factors widened to O's 64 x 64 by a row reduction that keeps any one
-//      of the row's (equal) values, the weights rounded to f16 as the A operand, the value rows as the B operand.
-// At the end each row is divided by its sum, rounded to f16 and stored through the clamped layout, which drops
-// the rows past seq. A key past a row's query has weight 0, and on tensor cores 0 times an infinite or NaN value
-// is NaN, which the reference (which leaves such keys out) does not have. Only the diagonal block has such keys
-// (within seq); so the workgroup first checks that block's value rows for an infinity or NaN (the 16-bit
-// patterns), and where it finds one it adds that block element by element instead, each row only its keys up to
-// its query, with the same f16 weights kept in shared memory.
+// operations and row reductions. The variant for devices with VK_NV_cooperative_matrix2, hand-written: attention_f16's
+// (ops/attention_f16/attention_f16_cm2.comp, whose header says how each step works) for heads of 64, with blocks of
+// 128 keys, so that a block's scores, 64 x 128, have the output's own shape: each row's running max, sum and rescale
+// factors are held smeared across 128 columns, as the output rows they scale, and multiply them element by element
+// with no row reduction to widen them. 256 invocations (8 subgroups). At BENCH_DIMS on an H200 this ran 1021.9 us,
+// against 1234.7 for blocks of 64 keys with a row reduction to widen the factors (benchmarks/gpu/
+// attention_cm2_sweep.py's choices, benchmarks/RESULTS.md). A workgroup takes 64 queries of one head, longest first;
+// the last block (the one holding its first query: 128 is a multiple of 64) loads clamped and gives each key past
+// its query -inf, and is added element by element where its value rows hold an infinity or NaN (keys past a query
+// have weight 0, and 0 times an infinity is NaN on tensor cores), each row only its keys up to its query.
 // kernelgen: dispatch (seq + 63) / 64 heads 1
-layout(local_size_x = 128) in;
+layout(local_size_x = 256) in;
 layout(push_constant) uniform Dims { uint heads; uint seq; } dims;
 layout(set = 0, binding = 0, std430) readonly buffer Q { float16_t q[]; };
 layout(set = 0, binding = 1, std430) readonly buffer K { float16_t k[]; };
@@ -41,25 +26,26 @@ layout(set = 0, binding = 2, std430) readonly buffer V { float16_t v[]; };
 layout(set = 0, binding = 2, std430) readonly buffer V8 { uvec4 v8[]; };
 layout(set = 0, binding = 3, std430) buffer O { float16_t o[]; };
 
-const uint D = 64u;                        // the head dimension
-const uint Br = 64u, Bc = 64u;             // queries per workgroup, keys per block
-const uint NT = 128u;                      // invocations
-const float kScale = 0.18033688011112042;  // log2(e) / sqrt(64)
+const uint D = 64u;  // the head dimension
+const uint Br = 64u;   // queries per workgroup
+const uint Bc = 128u;  // keys per block
+const float kScale = 1.4426950408889634 / sqrt(float(D));  // log2(e) / sqrt(D)
 const float kLowest = -3.4028234663852886e38;
 
 #define SCORES coopmat<float, gl_ScopeWorkgroup, Br, Bc, gl_MatrixUseAccumulator>
 #define OUTPUT coopmat<float, gl_ScopeWorkgroup, Br, D, gl_MatrixUseAccumulator>
+#define WEIGHTS coopmat<float16_t, gl_ScopeWorkgroup, Br, Bc, gl_MatrixUseA>
 
-shared uint nonfinite_values;  // the diagonal block's value rows hold an infinity or NaN
-shared float16_t weights[Br * Bc];  // the diagonal block's f16 weights, where it is added element by element
+shared uint nonfinite_values;       // the last block's value rows hold an infinity or NaN
+shared float16_t weights[Br * Bc];  // the last block's f16 weights, where it is added element by element
 
 float max_of(const in float a, const in float b) { return max(a, b); }
 float sum_of(const in float a, const in float b) { return a + b; }
 float either(const in float a, const in float b) { return a; }  // a row's values are all equal
 
-// The diagonal block (k0 == q0): key column c lies past query row r when c > r.
-float causal(const in uint r, const in uint c, const in float s) {
-  return c > r ? uintBitsToFloat(0xff800000u) : s;
+// The last block: key k0 + c lies past query q0 + r when k0 + c > q0 + r.
+float causal(const in uint r, const in uint c, const in float s, const in uint past) {
+  return c > r + past ? uintBitsToFloat(0xff800000u) : s;
 }
 
 float scaled_exp(const in uint r, const in uint c, const in float x) { return exp2(x * kScale); }
@@ -69,11 +55,13 @@ float keep_weight(const in uint r, const in uint c, const in float p) {
   return p;
 }
 
-// O[r, c] plus row r's weights times column c of the diagonal block's values, keys 0..r of the block only (and
-// none past seq: `keys` of them lie inside). `first` is the block's first value row, as an element index.
-float add_values(const in uint r, const in uint c, const in float acc, const in uint first, const in uint keys) {
+// O[r, c] plus row r's weights times column c of the last block's values, keys up to the row's query only (and
+// none past seq: `keys` of them lie inside). `first` is the block's first value row, as an element index, and
+// `past` = q0 - k0.
+float add_values(const in uint r, const in uint c, const in float acc, const in uint first, const in uint keys,
+                 const in uint past) {
   float sum = acc;
-  uint n = min(r + 1u, keys);
+  uint n = min(r + past + 1u, keys);
   for (uint j = 0u; j < n; ++j) sum += float(weights[r * Bc + j]) * float(v[first + j * D + c]);
   return sum;
 }
@@ -88,21 +76,22 @@ void main() {
   const uint seq = dims.seq, t = gl_LocalInvocationID.x;
   const uint q0 = ((seq + Br - 1u) / Br - 1u - gl_WorkGroupID.x) * Br;
   const uint base = gl_WorkGroupID.y * seq * D;  // the head's first element: a multiple of 8 halves
-  const uint keys = min(Br, seq - q0);           // rows of the diagonal block inside seq
+  const uint last = (q0 / Bc) * Bc;              // the last block's first key
+  const uint keys = min(Bc, seq - last);         // rows of the last block inside seq
 
   if (t == 0u) nonfinite_values = 0u;
   barrier();
   bool found = false;
-  for (uint e = t; e < keys * (D / 8u); e += NT) found = found || any_nonfinite(v8[(base + q0 * D) / 8u + e]);
+  for (uint e = t; e < keys * (D / 8u); e += 256u) found = found || any_nonfinite(v8[(base + last * D) / 8u + e]);
   if (found) atomicOr(nonfinite_values, 1u);
 
-  // The head as a seq x 64 tensor: clamped (rows past seq read as 0, stores to them dropped) and unclamped.
+  // The head as a seq x D tensor: clamped (rows past seq read as 0, stores to them dropped) and unclamped.
   tensorLayoutNV<2, gl_CooperativeMatrixClampModeConstantNV> clamped =
       createTensorLayoutNV(2, gl_CooperativeMatrixClampModeConstantNV);
   clamped = setTensorLayoutDimensionNV(clamped, seq, D);
   tensorLayoutNV<2> inside = createTensorLayoutNV(2);
   inside = setTensorLayoutDimensionNV(inside, seq, D);
-  inside = setTensorLayoutStrideNV(inside, D, 1);  // 128-byte rows: 16-byte loads
+  inside = setTensorLayoutStrideNV(inside, D, 1);  // rows of 128 or 256 bytes: 16-byte loads
   tensorViewNV<2, false, 1, 0> transposed = createTensorViewNV(2, false, 1, 0);
 
   coopmat<float16_t, gl_ScopeWorkgroup, Br, D, gl_MatrixUseA> qa;
@@ -113,17 +102,17 @@ void main() {
 
   SCORES m = SCORES(kLowest), l = SCORES(0.0);
   OUTPUT acc = OUTPUT(0.0);
-  for (uint k0 = 0u; k0 <= q0; k0 += Bc) {
-    const bool diagonal = k0 == q0;
+  for (uint k0 = 0u; k0 <= last; k0 += Bc) {
+    const bool edge = k0 == last;
 
     // 1. Scores.
     coopmat<float16_t, gl_ScopeWorkgroup, D, Bc, gl_MatrixUseB> kt;
-    if (diagonal)
+    if (edge)
       coopMatLoadTensorNV(kt, k, base, sliceTensorLayoutNV(clamped, k0, Bc, 0, D), transposed);
     else
       coopMatLoadTensorNV(kt, k, base, sliceTensorLayoutNV(inside, k0, Bc, 0, D), transposed);
     SCORES s = coopMatMulAdd(qa, kt, SCORES(0.0));
-    if (diagonal) coopMatPerElementNV(s, s, causal);
+    if (edge) coopMatPerElementNV(s, s, causal, q0 - k0);
 
     // 2. Online softmax.
     SCORES block_max;
@@ -134,6 +123,7 @@ void main() {
     coopMatPerElementNV(p, s - new_max, scaled_exp);
     coopMatPerElementNV(rescale, m - new_max, scaled_exp);
     m = new_max;
+    WEIGHTS pa = WEIGHTS(p);
     SCORES block_sum;
     coopMatReduceNV(block_sum, p, gl_CooperativeMatrixReduceRowNV, sum_of);
     l = l * rescale + block_sum;
@@ -142,17 +132,16 @@ void main() {
     OUTPUT factor;
     coopMatReduceNV(factor, rescale, gl_CooperativeMatrixReduceRowNV, either);
     acc = acc * factor;
-    if (diagonal && elementwise) {
+    if (edge && elementwise) {
       coopMatPerElementNV(p, p, keep_weight);
       barrier();
-      coopMatPerElementNV(acc, acc, add_values, base + q0 * D, keys);
+      coopMatPerElementNV(acc, acc, add_values, base + k0 * D, keys, q0 - k0);
     } else {
       coopmat<float16_t, gl_ScopeWorkgroup, Bc, D, gl_MatrixUseB> vb;
-      if (diagonal)
+      if (edge)
         coopMatLoadTensorNV(vb, v, base, sliceTensorLayoutNV(clamped, k0, Bc, 0, D));
       else
         coopMatLoadTensorNV(vb, v, base, sliceTensorLayoutNV(inside, k0, Bc, 0, D));
-      coopmat<float16_t, gl_ScopeWorkgroup, Br, Bc, gl_MatrixUseA> pa = coopmat<float16_t, gl_ScopeWorkgroup, Br, Bc, gl_MatrixUseA>(p);
       acc = coopMatMulAdd(pa, vb, acc);
     }
   }

@@ -8,7 +8,9 @@
 // o = softmax(q k^T / sqrt(128), causal) v for each head in f16, flash-attention style on tensor cores through
 // GL_NV_cooperative_matrix2: workgroup-scope matrices, loads and stores addressed by tensor layouts, per-element
 // operations and row reductions. The variant for devices with VK_NV_cooperative_matrix2, hand-written; the
-// compiler spreads each matrix over the workgroup's 8 subgroups and stages it as it needs. A workgroup takes 64
+// compiler spreads each matrix over the workgroup's 4 subgroups and stages it as it needs (4 ran 1840.9 us at
+// BENCH_DIMS on an H200 where 8 ran 2253.9, among the choices of benchmarks/gpu/attention_cm2_sweep.py that
+// benchmarks/RESULTS.md lists). A workgroup takes 64
 // queries of one head (the query blocks run longest first: the last queries attend to the most keys) and loads
 // them once, 64 x 128, as the A operand. Then for each block of 64 keys up to the diagonal:
 //   1. S = q k^T, 64 x 64 in f32: the keys are loaded transposed (a tensor view swapping the layout's two
@@ -31,7 +33,7 @@
 // patterns), and where it finds one it adds that block element by element instead, each row only its keys up to
 // its query, with the same f16 weights kept in shared memory.
 // kernelgen: dispatch (seq + 63) / 64 heads 1
-layout(local_size_x = 256) in;
+layout(local_size_x = 128) in;
 layout(push_constant) uniform Dims { uint heads; uint seq; } dims;
 layout(set = 0, binding = 0, std430) readonly buffer Q { float16_t q[]; };
 layout(set = 0, binding = 1, std430) readonly buffer K { float16_t k[]; };
@@ -39,25 +41,26 @@ layout(set = 0, binding = 2, std430) readonly buffer V { float16_t v[]; };
 layout(set = 0, binding = 2, std430) readonly buffer V8 { uvec4 v8[]; };
 layout(set = 0, binding = 3, std430) buffer O { float16_t o[]; };
 
-const uint D = 128u;                       // the head dimension
-const uint Br = 64u, Bc = 64u;             // queries per workgroup, keys per block
-const uint NT = 256u;                      // invocations
-const float kScale = 0.12751743082459868;  // log2(e) / sqrt(128)
+const uint D = 128u;  // the head dimension
+const uint Br = 64u;   // queries per workgroup
+const uint Bc = 64u;  // keys per block
+const float kScale = 1.4426950408889634 / sqrt(float(D));  // log2(e) / sqrt(D)
 const float kLowest = -3.4028234663852886e38;
 
 #define SCORES coopmat<float, gl_ScopeWorkgroup, Br, Bc, gl_MatrixUseAccumulator>
 #define OUTPUT coopmat<float, gl_ScopeWorkgroup, Br, D, gl_MatrixUseAccumulator>
+#define WEIGHTS coopmat<float16_t, gl_ScopeWorkgroup, Br, Bc, gl_MatrixUseA>
 
-shared uint nonfinite_values;  // the diagonal block's value rows hold an infinity or NaN
-shared float16_t weights[Br * Bc];  // the diagonal block's f16 weights, where it is added element by element
+shared uint nonfinite_values;       // the last block's value rows hold an infinity or NaN
+shared float16_t weights[Br * Bc];  // the last block's f16 weights, where it is added element by element
 
 float max_of(const in float a, const in float b) { return max(a, b); }
 float sum_of(const in float a, const in float b) { return a + b; }
 float either(const in float a, const in float b) { return a; }  // a row's values are all equal
 
-// The diagonal block (k0 == q0): key column c lies past query row r when c > r.
-float causal(const in uint r, const in uint c, const in float s) {
-  return c > r ? uintBitsToFloat(0xff800000u) : s;
+// The last block: key k0 + c lies past query q0 + r when k0 + c > q0 + r.
+float causal(const in uint r, const in uint c, const in float s, const in uint past) {
+  return c > r + past ? uintBitsToFloat(0xff800000u) : s;
 }
 
 float scaled_exp(const in uint r, const in uint c, const in float x) { return exp2(x * kScale); }
@@ -67,11 +70,13 @@ float keep_weight(const in uint r, const in uint c, const in float p) {
   return p;
 }
 
-// O[r, c] plus row r's weights times column c of the diagonal block's values, keys 0..r of the block only (and
-// none past seq: `keys` of them lie inside). `first` is the block's first value row, as an element index.
-float add_values(const in uint r, const in uint c, const in float acc, const in uint first, const in uint keys) {
+// O[r, c] plus row r's weights times column c of the last block's values, keys up to the row's query only (and
+// none past seq: `keys` of them lie inside). `first` is the block's first value row, as an element index, and
+// `past` = q0 - k0.
+float add_values(const in uint r, const in uint c, const in float acc, const in uint first, const in uint keys,
+                 const in uint past) {
   float sum = acc;
-  uint n = min(r + 1u, keys);
+  uint n = min(r + past + 1u, keys);
   for (uint j = 0u; j < n; ++j) sum += float(weights[r * Bc + j]) * float(v[first + j * D + c]);
   return sum;
 }
@@ -86,21 +91,22 @@ void main() {
   const uint seq = dims.seq, t = gl_LocalInvocationID.x;
   const uint q0 = ((seq + Br - 1u) / Br - 1u - gl_WorkGroupID.x) * Br;
   const uint base = gl_WorkGroupID.y * seq * D;  // the head's first element: a multiple of 8 halves
-  const uint keys = min(Br, seq - q0);           // rows of the diagonal block inside seq
+  const uint last = (q0 / Bc) * Bc;              // the last block's first key
+  const uint keys = min(Bc, seq - last);         // rows of the last block inside seq
 
   if (t == 0u) nonfinite_values = 0u;
   barrier();
   bool found = false;
-  for (uint e = t; e < keys * (D / 8u); e += NT) found = found || any_nonfinite(v8[(base + q0 * D) / 8u + e]);
+  for (uint e = t; e < keys * (D / 8u); e += 128u) found = found || any_nonfinite(v8[(base + last * D) / 8u + e]);
   if (found) atomicOr(nonfinite_values, 1u);
 
-  // The head as a seq x 128 tensor: clamped (rows past seq read as 0, stores to them dropped) and unclamped.
+  // The head as a seq x D tensor: clamped (rows past seq read as 0, stores to them dropped) and unclamped.
   tensorLayoutNV<2, gl_CooperativeMatrixClampModeConstantNV> clamped =
       createTensorLayoutNV(2, gl_CooperativeMatrixClampModeConstantNV);
   clamped = setTensorLayoutDimensionNV(clamped, seq, D);
   tensorLayoutNV<2> inside = createTensorLayoutNV(2);
   inside = setTensorLayoutDimensionNV(inside, seq, D);
-  inside = setTensorLayoutStrideNV(inside, D, 1);  // 256-byte rows: 16-byte loads
+  inside = setTensorLayoutStrideNV(inside, D, 1);  // rows of 128 or 256 bytes: 16-byte loads
   tensorViewNV<2, false, 1, 0> transposed = createTensorViewNV(2, false, 1, 0);
 
   coopmat<float16_t, gl_ScopeWorkgroup, Br, D, gl_MatrixUseA> qa;
@@ -111,17 +117,17 @@ void main() {
 
   SCORES m = SCORES(kLowest), l = SCORES(0.0);
   OUTPUT acc = OUTPUT(0.0);
-  for (uint k0 = 0u; k0 <= q0; k0 += Bc) {
-    const bool diagonal = k0 == q0;
+  for (uint k0 = 0u; k0 <= last; k0 += Bc) {
+    const bool edge = k0 == last;
 
     // 1. Scores.
     coopmat<float16_t, gl_ScopeWorkgroup, D, Bc, gl_MatrixUseB> kt;
-    if (diagonal)
+    if (edge)
       coopMatLoadTensorNV(kt, k, base, sliceTensorLayoutNV(clamped, k0, Bc, 0, D), transposed);
     else
       coopMatLoadTensorNV(kt, k, base, sliceTensorLayoutNV(inside, k0, Bc, 0, D), transposed);
     SCORES s = coopMatMulAdd(qa, kt, SCORES(0.0));
-    if (diagonal) coopMatPerElementNV(s, s, causal);
+    if (edge) coopMatPerElementNV(s, s, causal, q0 - k0);
 
     // 2. Online softmax.
     SCORES block_max;
@@ -132,6 +138,7 @@ void main() {
     coopMatPerElementNV(p, s - new_max, scaled_exp);
     coopMatPerElementNV(rescale, m - new_max, scaled_exp);
     m = new_max;
+    WEIGHTS pa = WEIGHTS(p);
     SCORES block_sum;
     coopMatReduceNV(block_sum, p, gl_CooperativeMatrixReduceRowNV, sum_of);
     l = l * rescale + block_sum;
@@ -140,17 +147,16 @@ void main() {
     OUTPUT factor;
     coopMatReduceNV(factor, rescale, gl_CooperativeMatrixReduceRowNV, either);
     acc = acc * factor;
-    if (diagonal && elementwise) {
+    if (edge && elementwise) {
       coopMatPerElementNV(p, p, keep_weight);
       barrier();
-      coopMatPerElementNV(acc, acc, add_values, base + q0 * D, keys);
+      coopMatPerElementNV(acc, acc, add_values, base + k0 * D, keys, q0 - k0);
     } else {
       coopmat<float16_t, gl_ScopeWorkgroup, Bc, D, gl_MatrixUseB> vb;
-      if (diagonal)
+      if (edge)
         coopMatLoadTensorNV(vb, v, base, sliceTensorLayoutNV(clamped, k0, Bc, 0, D));
       else
         coopMatLoadTensorNV(vb, v, base, sliceTensorLayoutNV(inside, k0, Bc, 0, D));
-      coopmat<float16_t, gl_ScopeWorkgroup, Br, Bc, gl_MatrixUseA> pa = coopmat<float16_t, gl_ScopeWorkgroup, Br, Bc, gl_MatrixUseA>(p);
       acc = coopMatMulAdd(pa, vb, acc);
     }
   }
