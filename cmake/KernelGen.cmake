@@ -62,6 +62,22 @@ endfunction()
 # Build steps that search validate and time kernels on the GPU: one at a time, so that they never time each other
 # (the timing harness also holds a per-device file lock, for generators without job pools and for ctest).
 set_property(GLOBAL APPEND PROPERTY JOB_POOLS kernelgen_gpu=1)
+# kernelgen_regenerate and kernelgen_optimise search KERNELGEN_PARALLEL_SEARCHES ops at a time (Ninja's job pool
+# kernelgen_searches; other generators run as many as -j allows): each op's search validates while another's does,
+# and their timings still take turns, each holding the per-device lock while it times. Validation on lavapipe is
+# partly serial (compiling, the reference, process start-up), so two searches on two cores finish sooner than one
+# after the other. 1 runs them one at a time.
+set(KERNELGEN_PARALLEL_SEARCHES 2 CACHE STRING
+    "How many ops kernelgen_regenerate and kernelgen_optimise search at a time (Ninja); 1: one at a time")
+if(NOT KERNELGEN_PARALLEL_SEARCHES MATCHES "^[1-9][0-9]*$")
+  message(FATAL_ERROR "KERNELGEN_PARALLEL_SEARCHES is '${KERNELGEN_PARALLEL_SEARCHES}': give a whole number of ops "
+                      "to search at a time, 1 or more (-DKERNELGEN_PARALLEL_SEARCHES=2)")
+endif()
+get_property(_kernelgen_pools GLOBAL PROPERTY JOB_POOLS)
+if(NOT _kernelgen_pools MATCHES "kernelgen_searches=")
+  set_property(GLOBAL APPEND PROPERTY JOB_POOLS kernelgen_searches=${KERNELGEN_PARALLEL_SEARCHES})
+endif()
+unset(_kernelgen_pools)
 
 if(NOT TARGET kernelgen_regenerate)
   _kernelgen_log_dir(_kernelgen_log)

@@ -84,7 +84,9 @@ endfunction()
 # The build step, which runs kernelgen::tool build-op on the spec to check the kernel in and writes kernel_data:
 # a custom command whose dependencies are every input of the check (the tool, the reference module, the spec, the
 # declared kernels, the checked-in files), and the targets kernelgen_regenerate_<name> and
-# kernelgen_optimise_<name>, which run it on request.
+# kernelgen_optimise_<name>, which run it on request with the terminal's live output. kernelgen_regenerate and
+# kernelgen_optimise run it for every op through twins of those targets in the job pool kernelgen_searches
+# (cmake/KernelGen.cmake), whose output Ninja prints as each op finishes.
 function(_kernelgen_add_build_step)
   _kernelgen_tool_settings(tool_settings)
   set(build_op kernelgen::tool build-op --spec "${dir}/spec.json" --reference "$<TARGET_FILE:${reference_module}>"
@@ -110,7 +112,12 @@ function(_kernelgen_add_build_step)
       DEPENDS kernelgen::tool ${reference_module}
       COMMENT "kernelgen: ${what}"
       USES_TERMINAL VERBATIM)
-    add_dependencies(kernelgen_${request} kernelgen_${request}_${name})
+    add_custom_target(kernelgen_${request}_${name}_among_all
+      COMMAND ${build_op} --${request} ${tool_settings}
+      DEPENDS kernelgen::tool ${reference_module}
+      COMMENT "kernelgen: ${what}"
+      JOB_POOL kernelgen_searches VERBATIM)
+    add_dependencies(kernelgen_${request} kernelgen_${request}_${name}_among_all)
   endforeach()
 endfunction()
 

@@ -21,6 +21,7 @@
 namespace kernelgen {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -143,6 +144,22 @@ TEST(TensorExtensions, ThePromptNamesWhatAKernelMayUseAndWhatNot) {
   const std::string unusable = "- tensor-core extensions a kernel may not use here: ";
   EXPECT_THAT(user, HasSubstr(unusable + "GL_EXT_bfloat16 (VK_KHR_shader_bfloat16: " + bfloat16 +
                               "), GL_NV_cooperative_vector (VK_NV_cooperative_vector: "));
+}
+
+TEST(Prompt, GivesTheSubgroupSizeItsRangeWhereTheDeviceHasOneAndSaysNotToAssumeOne) {
+  DeviceInfo fixed = h100();
+  fixed.min_subgroup_size = fixed.max_subgroup_size = 32;
+  const std::string rule =
+      "- validation runs a kernel at more than one subgroup size where the device allows: read "
+      "gl_SubgroupSize, never assume one\n";
+  const std::string one = build_prompt(small_op(), "reference", fixed, {}).user;
+  EXPECT_THAT(one,
+              AllOf(HasSubstr("), subgroup size 32\n" + rule), Not(HasSubstr("it runs kernels at sizes"))));
+  DeviceInfo ranged = h100();
+  ranged.min_subgroup_size = 8;
+  ranged.max_subgroup_size = 64;
+  EXPECT_THAT(build_prompt(small_op(), "reference", ranged, {}).user,
+              HasSubstr("), subgroup size 32 (it runs kernels at sizes 8 to 64)\n" + rule));
 }
 
 // The lines the prompt adds under "- tensor cores:", one per usable extension, in the order they are named.

@@ -136,13 +136,23 @@ std::string tensor_core_text(const DeviceInfo& device) {
   return text;
 }
 
+// The device's subgroup size, with the range it may run a kernel at where it has one, and the rule that
+// follows from validation running a kernel at more than one size (validation/subgroup_sizes.hpp).
+std::string subgroup_text(const DeviceInfo& device) {
+  std::string text = "subgroup size " + std::to_string(device.subgroup_size);
+  if (device.min_subgroup_size != 0 && device.min_subgroup_size != device.max_subgroup_size)
+    text += " (it runs kernels at sizes " + std::to_string(device.min_subgroup_size) + " to " +
+            std::to_string(device.max_subgroup_size) + ")";
+  return text + "\n- validation runs a kernel at more than one subgroup size where the device allows: read " +
+         "gl_SubgroupSize, never assume one";
+}
+
 std::string device_text(const DeviceInfo& device) {
   const auto& size = device.max_workgroup_size;
-  std::string text = "- " + device.name + " (" + device.type + "), subgroup size " +
-                     std::to_string(device.subgroup_size) + "\n- at most " +
-                     std::to_string(device.max_workgroup_invocations) + " invocations per workgroup, sizes up to " +
-                     std::to_string(size[0]) + "x" + std::to_string(size[1]) + "x" + std::to_string(size[2]) +
-                     "\n- " + std::to_string(device.max_shared_memory_bytes) + " bytes of shared memory per workgroup\n";
+  std::string text = "- " + device.name + " (" + device.type + "), " + subgroup_text(device) + "\n";
+  text += "- at most " + std::to_string(device.max_workgroup_invocations) + " invocations per workgroup, sizes up to " +
+          std::to_string(size[0]) + "x" + std::to_string(size[1]) + "x" + std::to_string(size[2]) + "\n";
+  text += "- " + std::to_string(device.max_shared_memory_bytes) + " bytes of shared memory per workgroup\n";
   std::string useful;
   for (const std::string& extension : prompt_extensions(device))
     useful += (useful.empty() ? "" : ", ") + extension;
