@@ -150,8 +150,9 @@ std::string subgroup_text(const DeviceInfo& device) {
 std::string device_text(const DeviceInfo& device) {
   const auto& size = device.max_workgroup_size;
   std::string text = "- " + device.name + " (" + device.type + "), " + subgroup_text(device) + "\n";
-  text += "- at most " + std::to_string(device.max_workgroup_invocations) + " invocations per workgroup, sizes up to " +
-          std::to_string(size[0]) + "x" + std::to_string(size[1]) + "x" + std::to_string(size[2]) + "\n";
+  text += "- at most " + std::to_string(device.max_workgroup_invocations) +
+          " invocations per workgroup, sizes up to " + std::to_string(size[0]) + "x" +
+          std::to_string(size[1]) + "x" + std::to_string(size[2]) + "\n";
   text += "- " + std::to_string(device.max_shared_memory_bytes) + " bytes of shared memory per workgroup\n";
   std::string useful;
   for (const std::string& extension : prompt_extensions(device))
