@@ -113,7 +113,7 @@ function(_kernelgen_add_build_step)
       COMMENT "kernelgen: ${what}"
       USES_TERMINAL VERBATIM)
     add_custom_target(kernelgen_${request}_${name}_among_all
-      COMMAND ${build_op} --${request} ${tool_settings}
+      COMMAND ${build_op} --${request} --concurrent-searches ${KERNELGEN_PARALLEL_SEARCHES} ${tool_settings}
       DEPENDS kernelgen::tool ${reference_module}
       COMMENT "kernelgen: ${what}"
       JOB_POOL kernelgen_searches VERBATIM)

@@ -219,6 +219,13 @@ arguments, no CPU Vulkan device or Khronos layer without --reduced).)");
   build_op->add_option("--dotenv", step.dotenv, "a .env file to read settings from");
   build_op->add_option("--log-dir", log_dir, log_dir_help);
   build_op->add_option("--cassette-dir", step.cassette_dir, "where <op>.json cassettes are replayed or recorded");
+  build_op
+      ->add_option(
+          "--concurrent-searches", step.concurrent_searches,
+          "searches running at once on this machine, this one included (kernelgen_regenerate runs "
+          "KERNELGEN_PARALLEL_SEARCHES): without KERNELGEN_VALIDATION_TIMEOUT_S a validation may take "
+          "this many times the default 60 s")
+      ->check(CLI::Range(1, 256));
   build_op->footer(R"(kernelgen_add_op runs this step for every op; run it by hand to see one op's search.
 Examples:
   kernelgen build-op --spec build/kernelgen/relu/spec.json --out /tmp/relu_kernel_data.cpp

@@ -440,6 +440,9 @@ TEST(IsolatedValidation, AMissingReferenceModuleIsAnErrorNamingItAndHowToBuildIt
 TEST(IsolatedValidation, TheTimeoutSettingIsPositiveSeconds) {
   EXPECT_EQ(validation_timeout(std::nullopt), 60);
   EXPECT_EQ(validation_timeout("2.5"), 2.5);
+  // Two searches at once (kernelgen_regenerate's pool) double the default, not a limit that was set.
+  EXPECT_EQ(validation_timeout(std::nullopt, 2), 120);
+  EXPECT_EQ(validation_timeout("2.5", 2), 2.5);
   for (const char* bad : {"0", "-1", "soon", "5s", "nan"}) {
     try {
       validation_timeout(std::string(bad));

@@ -227,7 +227,8 @@ void configure_validation(const BuildStepOptions& options, const llm::SettingSou
   config.log_dir = options.log_dir;
   config.base_seed = base_seed_from_environment();
   config.stress_runs = stress_runs_from_environment();
-  config.isolation.timeout_s = validation_timeout(sources.get("KERNELGEN_VALIDATION_TIMEOUT_S"));
+  config.isolation.timeout_s =
+      validation_timeout(sources.get("KERNELGEN_VALIDATION_TIMEOUT_S"), options.concurrent_searches);
   // This process never runs a candidate: each is validated in a child process on a device of its own.
   config.isolation.devices = validation_devices_here(sources.get("KERNELGEN_VALIDATION_DEVICES"), device);
   // The probe kernels are kernelgen's own: they run here, once per device and driver.

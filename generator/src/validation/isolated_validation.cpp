@@ -219,8 +219,8 @@ ChildRun run_child(const std::filesystem::path& tool, const std::filesystem::pat
 
 }  // namespace
 
-double validation_timeout(const std::optional<std::string>& setting) {
-  if (!setting || setting->empty()) return IsolationSettings{}.timeout_s;
+double validation_timeout(const std::optional<std::string>& setting, int concurrent_searches) {
+  if (!setting || setting->empty()) return IsolationSettings{}.timeout_s * std::max(1, concurrent_searches);
   size_t used = 0;
   double seconds = 0;
   try {

@@ -23,6 +23,10 @@ struct BuildStepOptions {
   std::filesystem::path dotenv;        // a .env file to read settings from, if it exists
   std::filesystem::path log_dir;       // the candidate log (c_/r_ records)
   std::filesystem::path cassette_dir;  // replay/record: <dir>/<op>.json
+  // How many searches run at once beside this one, this one included (kernelgen_regenerate's
+  // KERNELGEN_PARALLEL_SEARCHES): without KERNELGEN_VALIDATION_TIMEOUT_S, a validation may take this many times
+  // the default limit, since they share the machine.
+  int concurrent_searches = 1;
 };
 
 // What the build runs for each op: check generated/<op>/ against the spec; when it is missing, stale or

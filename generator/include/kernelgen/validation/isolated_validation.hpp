@@ -21,9 +21,11 @@ struct IsolationSettings {
   std::filesystem::path reference_module;
 };
 
-// The limit from a KERNELGEN_VALIDATION_TIMEOUT_S value (seconds, > 0), or the default when there is none;
-// throws std::invalid_argument naming the setting for anything else.
-double validation_timeout(const std::optional<std::string>& setting);
+// The limit from a KERNELGEN_VALIDATION_TIMEOUT_S value (seconds, > 0), or, when there is none, the default
+// times `concurrent_searches`: the searches that share this machine at once (kernelgen_regenerate's
+// KERNELGEN_PARALLEL_SEARCHES), each of which slows the others' validations on a CPU device. Throws
+// std::invalid_argument naming the setting for anything else.
+double validation_timeout(const std::optional<std::string>& setting, int concurrent_searches = 1);
 
 // evaluate_source() in a child process per device, then more children there at other subgroup sizes, so that
 // a kernel meets several (Verdict::subgroup_sizes lists those it ran at): on a GPU whose
