@@ -73,11 +73,7 @@ if(NOT KERNELGEN_PARALLEL_SEARCHES MATCHES "^[1-9][0-9]*$")
   message(FATAL_ERROR "KERNELGEN_PARALLEL_SEARCHES is '${KERNELGEN_PARALLEL_SEARCHES}': give a whole number of ops "
                       "to search at a time, 1 or more (-DKERNELGEN_PARALLEL_SEARCHES=2)")
 endif()
-get_property(_kernelgen_pools GLOBAL PROPERTY JOB_POOLS)
-if(NOT _kernelgen_pools MATCHES "kernelgen_searches=")
-  set_property(GLOBAL APPEND PROPERTY JOB_POOLS kernelgen_searches=${KERNELGEN_PARALLEL_SEARCHES})
-endif()
-unset(_kernelgen_pools)
+set_property(GLOBAL APPEND PROPERTY JOB_POOLS kernelgen_searches=${KERNELGEN_PARALLEL_SEARCHES})
 
 if(NOT TARGET kernelgen_regenerate)
   _kernelgen_log_dir(_kernelgen_log)
