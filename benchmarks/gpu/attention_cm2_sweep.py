@@ -2,7 +2,8 @@
 """Choices of attention_f16's cooperative_matrix2 kernel for a sweep on the GPU machine: the workgroup's
 invocations, the keys per block and how each block's row sums are taken, for heads of 128 (attention_f16) and of
 64 (attention_f16_d64); benchmarks/gpu/attention_cm2/attention_f16_cm2.comp says what each means. The kernel names
-them as `#define HEAD_DIM ..`, `#define NT ..`, `#define BC ..` and `#define SUM_BY_PRODUCT ..`.
+them as `#define HEAD_DIM ..`, `#define NT ..`, `#define BC ..` and `#define SUM_BY_PRODUCT ..`. The rows_ choices
+are of attention_f16_cm2_rows.comp, whose subgroups own 16 queries each (`#define NSG ..`: subgroups a workgroup).
 
     attention_cm2_sweep.py OUT_DIR     writes OUT_DIR/<name>.comp for each choice below and prints their names
 
@@ -14,6 +15,7 @@ import re
 import sys
 
 SOURCE = pathlib.Path(__file__).parent / "attention_cm2" / "attention_f16_cm2.comp"
+ROWS_SOURCE = pathlib.Path(__file__).parent / "attention_cm2" / "attention_f16_cm2_rows.comp"
 
 # name: (head dimension, invocations, keys per block, row sums by a product with ones)
 CHOICES = {
@@ -31,12 +33,41 @@ CHOICES = {
     "d64_t256_c128_reduce": (64, 256, 128, 0),
 }
 
+# The kernel whose subgroups own 16 query rows each (attention_f16_cm2_rows.comp), name: (head dimension, row groups
+# of 16 a workgroup, keys per block).
+ROWS_CHOICES = {
+    "rows_d128_g4_c16": (128, 4, 16),
+    "rows_d128_g4_c32": (128, 4, 32),
+    "rows_d128_g4_c64": (128, 4, 64),
+    "rows_d128_g8_c32": (128, 8, 32),
+    "rows_d128_g2_c32": (128, 2, 32),
+    "rows_d64_g4_c32": (64, 4, 32),
+    "rows_d64_g4_c64": (64, 4, 64),
+    "rows_d64_g8_c64": (64, 8, 64),
+}
+
+
+def define(source, path, name, value):
+    source, count = re.subn(rf"^#define {name} \d+$", f"#define {name} {value}", source, flags=re.M)
+    if count != 1:
+        raise ValueError(f"#define {name} matched {count} times in {path}")
+    return source
+
 
 def choose(source, head_dim, threads, keys, by_product):
     for name, value in (("HEAD_DIM", head_dim), ("NT", threads), ("BC", keys), ("SUM_BY_PRODUCT", by_product)):
-        source, count = re.subn(rf"^#define {name} \d+$", f"#define {name} {value}", source, flags=re.M)
-        if count != 1:
-            raise ValueError(f"#define {name} matched {count} times in {SOURCE}")
+        source = define(source, SOURCE, name, value)
+    return source
+
+
+def choose_rows(source, head_dim, groups, keys):
+    for name, value in (("HEAD_DIM", head_dim), ("NSG", groups), ("BC", keys)):
+        source = define(source, ROWS_SOURCE, name, value)
+    rows = 16 * groups  # a workgroup's queries: its dispatch line follows
+    source, count = re.subn(r"^// kernelgen: dispatch .*$", f"// kernelgen: dispatch (seq + {rows - 1}) / {rows} heads 1",
+                            source, flags=re.M)
+    if count != 1:
+        raise ValueError(f"the dispatch line matched {count} times in {ROWS_SOURCE}")
     return source
 
 
@@ -46,6 +77,10 @@ def main():
     source = SOURCE.read_text()
     for name, choice in CHOICES.items():
         (out / f"{name}.comp").write_text(choose(source, *choice))
+        print(name)
+    rows_source = ROWS_SOURCE.read_text()
+    for name, choice in ROWS_CHOICES.items():
+        (out / f"{name}.comp").write_text(choose_rows(rows_source, *choice))
         print(name)
 
 
