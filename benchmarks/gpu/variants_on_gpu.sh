@@ -7,6 +7,9 @@
 # Usage: benchmarks/gpu/variants_on_gpu.sh <kit.tar.xz> <op>=<kernel.comp> ...
 # VALIDATE_ARGS: more arguments for `kernelgen validate`, e.g. "--dims heads=1 seq=100" for a sweep that validates
 # at fewer sizes than DIMS (the timed size is still checked); VALIDATE_TIMEOUT_S: each kernel's limit (240 s).
+# The kernels run one after another. Two of these scripts at once on one GPU time each other's load too: the
+# validator's timed runs take no lock across processes (benchmarks/RESULTS.md: the decoder block's causal_attention
+# timed 495.2 us beside nine other validations, 158.1 alone).
 set -u
 kit_file=${1:?usage: $0 <kit.tar.xz> <op>=<kernel.comp> ...}
 shift
