@@ -116,7 +116,7 @@ void main() {
 
     TILE_A qa[DC];
     [[unroll]] for (uint c = 0u; c < DC; ++c) {
-      TILE_A part;  // glslang 15.1 crashes on a load into an array's element (an out argument's conversion)
+      TILE_A part;  // glslang 15.2 crashes on a load into an array's element (an out argument's conversion)
       coopMatLoadTensorNV(part, q, base, sliceTensorLayoutNV(clamped, q0, RS, c * 16u, 16u));
       qa[c] = part;
     }
