@@ -6,32 +6,16 @@
 # the kit that benchmarks/gpu/pack_kit.sh packed.
 # Usage: benchmarks/gpu/variants_on_gpu.sh <kit.tar.xz> <op>=<kernel.comp> ...
 # VALIDATE_ARGS: more arguments for `kernelgen validate`, e.g. "--dims heads=1 seq=100" for a sweep that validates
-# at fewer sizes than DIMS (the timed size is still checked); VALIDATE_TIMEOUT_S: each kernel's limit (240 s).
+# at fewer sizes than DIMS (the timed size is still checked), and "--timed-dims heads=4" to time (and check the
+# timed output) at a smaller size than BENCH_DIMS, where the check at 32 heads of 4096 takes attention_f16's CPU
+# reference more than a minute a kernel; VALIDATE_TIMEOUT_S: each kernel's limit (240 s).
 # The kernels run one after another. Two of these scripts at once on one GPU time each other's load too: the
 # validator's timed runs take no lock across processes (benchmarks/RESULTS.md: the decoder block's causal_attention
 # timed 495.2 us beside nine other validations, 158.1 alone).
-# TIMED_DIMS: sizes to time (and check the timed output) at instead of BENCH_DIMS, NAME=size per dim, e.g.
-# "heads=4" for attention_f16, whose timed-size check at 32 heads of 4096 takes the CPU reference more than a minute
-# per kernel: the kit's copy of each named op's spec.json takes them (dims not named keep BENCH_DIMS').
 set -u
 kit_file=${1:?usage: $0 <kit.tar.xz> <op>=<kernel.comp> ...}
 shift
 source "$(dirname "$0")/unpack_kit.sh" "$kit_file"
-if [[ -n ${TIMED_DIMS:-} ]]; then
-  for pair in "$@"; do
-    python3 - "$kit/kernelgen/${pair%%=*}/spec.json" $TIMED_DIMS <<'PY' || exit 2
-import json, sys
-path, sizes = sys.argv[1], dict(arg.split("=", 1) for arg in sys.argv[2:])
-spec = json.load(open(path))
-unknown = sorted(set(sizes) - set(spec["bench_dims"]))
-if unknown:
-    sys.exit(f"TIMED_DIMS: {', '.join(unknown)} is not a dim of {spec['name']} ({', '.join(spec['bench_dims'])})")
-spec["bench_dims"].update({name: int(size) for name, size in sizes.items()})
-json.dump(spec, open(path, "w"))
-print(f"{spec['name']}: timed at", " ".join(f"{name}={size}" for name, size in spec["bench_dims"].items()))
-PY
-  done
-fi
 export VK_DRIVER_FILES=$nvidia_icd VK_ICD_FILENAMES=$nvidia_icd VK_LAYER_PATH=/nonexistent
 export KERNELGEN_VALIDATION_DEVICES=gpu KERNELGEN_REDUCED_VALIDATION=1
 for pair in "$@"; do

@@ -23,22 +23,29 @@
 
 namespace {
 
-// The op's spec, with the sizes --dims gives in place of its DIMS where it gives any; an error names the file, and
-// --dims where the new sizes are what the spec's checks refuse.
-kernelgen::OpSpec load_spec(const std::string& spec_path, const std::vector<std::string>& dims) {
-  if (dims.empty()) return kernelgen::load_op_spec(spec_path);
-  const nlohmann::json spec = kernelgen::with_dims(kernelgen::read_op_spec_json(spec_path), dims);
+// The op's spec, with the sizes --dims gives in place of its DIMS and those --timed-dims gives in place of its
+// BENCH_DIMS and CPU_BENCH_DIMS, where they give any; an error names the file, and the options where the new sizes
+// are what the spec's checks refuse.
+kernelgen::OpSpec load_spec(const std::string& spec_path, const std::vector<std::string>& dims,
+                            const std::vector<std::string>& timed_dims) {
+  if (dims.empty() && timed_dims.empty()) return kernelgen::load_op_spec(spec_path);
+  const nlohmann::json spec =
+      kernelgen::with_timed_dims(kernelgen::with_dims(kernelgen::read_op_spec_json(spec_path), dims), timed_dims);
   try {
     return kernelgen::parse_op_spec(spec);
   } catch (const std::invalid_argument& error) {
-    throw std::invalid_argument(spec_path + " with --dims: " + error.what());
+    const std::string given = dims.empty()         ? "--timed-dims"
+                              : timed_dims.empty() ? "--dims"
+                                                   : "--dims and --timed-dims";
+    throw std::invalid_argument(spec_path + " with " + given + ": " + error.what());
   }
 }
 
 int validate_command(const std::string& spec_path, std::filesystem::path reference_module,
                      const std::string& kernel_path, bool json_output, int timing_runs, double timeout_s,
-                     const std::vector<std::string>& dims, bool reduced, bool timed_size) {
-  const kernelgen::OpSpec spec = load_spec(spec_path, dims);
+                     const std::vector<std::string>& dims, const std::vector<std::string>& timed_dims,
+                     bool reduced, bool timed_size) {
+  const kernelgen::OpSpec spec = load_spec(spec_path, dims, timed_dims);
   if (reference_module.empty()) reference_module = kernelgen::default_reference_module(spec_path);
   kernelgen::load_reference(reference_module, spec.name);  // fails here, rather than in every worker
   const std::string source = kernelgen::read_file(kernel_path);
@@ -161,6 +168,7 @@ int main(int argc, char** argv) {
   int timing_runs = 0;
   std::optional<double> timeout_s;
   std::vector<std::string> dims_settings;
+  std::vector<std::string> timed_dims_settings;
 
   auto* validate = app.add_subcommand("validate", "compile a GLSL kernel and validate it against the op's reference");
   validate->add_option("--spec", spec_path, "the op's spec.json (in <build>/kernelgen/<op>/)")->required()
@@ -181,6 +189,11 @@ int main(int argc, char** argv) {
                        "validate at these sizes instead of the op's DIMS: NAME=size[,size...] per dim, e.g. "
                        "--dims k=4096 (dims not named keep theirs; size 1, a ragged size and the sizes drawn "
                        "around them are added as to DIMS)");
+  validate->add_option("--timed-dims", timed_dims_settings,
+                       "time and check the timed output at these sizes instead of BENCH_DIMS (and CPU_BENCH_DIMS): "
+                       "NAME=size per dim, e.g. --timed-dims heads=4, for a sweep whose kernels would each take "
+                       "minutes of CPU reference at the op's own timed size (dims not named keep theirs)")
+      ->excludes("--no-timed-size");
   validate->add_option("--timeout", timeout_s,
                        "seconds the validation may take before the kernel is rejected as TIMEOUT "
                        "(default: $KERNELGEN_VALIDATION_TIMEOUT_S, else 60)")
@@ -190,6 +203,7 @@ int main(int argc, char** argv) {
   kernelgen validate --spec build/kernelgen/relu/spec.json --kernel my_relu.comp --time 31 --json
   kernelgen validate --spec build/kernelgen/relu/spec.json --kernel my_relu.comp --no-timed-size   (quicker)
   kernelgen validate --spec build/kernelgen/matmul/spec.json --kernel my_matmul.comp --dims m=130 k=4096 n=130
+  kernelgen validate --spec build/kernelgen/attention_f16/spec.json --kernel my_attention.comp --time 31 --timed-dims heads=4
   KERNELGEN_SEED=0x1234 kernelgen validate --spec build/kernelgen/relu/spec.json --kernel my_relu.comp
 Exit status: 0 passed, 1 rejected, 2 could not validate (no reference for the op, unreadable file, bad
 arguments, no CPU Vulkan device or Khronos layer without --reduced).)");
@@ -304,7 +318,7 @@ Examples:
       const double limit =
           timeout_s ? *timeout_s : kernelgen::validation_timeout(setting ? std::optional<std::string>(setting) : std::nullopt);
       return validate_command(spec_path, reference_module, kernel_path, json_output, timing_runs, limit,
-                              dims_settings, reduced, !no_timed_size);
+                              dims_settings, timed_dims_settings, reduced, !no_timed_size);
     }
     if (*build_op) {
       step.explicit_settings = explicit_settings(settings);

@@ -13,4 +13,10 @@ namespace kernelgen {
 // sizes among them).
 nlohmann::json with_dims(nlohmann::json spec, const std::vector<std::string>& settings);
 
+// The same for the size an op is timed at (`kernelgen validate --time 31 --timed-dims heads=4`): each NAME=size
+// replaces that dim's BENCH_DIMS and CPU_BENCH_DIMS, so that the timed runs and the check of their output run at it
+// on a GPU and on a CPU device alike; dims not named keep theirs. For a sweep whose kernels would each take minutes
+// of CPU reference at the op's own timed size. Throws as with_dims does, and for a setting of more than one size.
+nlohmann::json with_timed_dims(nlohmann::json spec, const std::vector<std::string>& settings);
+
 }  // namespace kernelgen
