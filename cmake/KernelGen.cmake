@@ -7,6 +7,11 @@
 #     INPUTS      <tensor>...          e.g. x:f32[rows,1000]   (name:dtype[extents], row-major; an extent is a
 #                                      number or a symbolic dim; dtypes in runtime/include/kernelgen/dtypes.def)
 #     OUTPUTS     <tensor>...          at least one
+#     [SCRATCH    <tensor>...]         memory the kernel's workgroups share within one call (partial results,
+#                                      u32 arrival counters): bound after the outputs, f32/i32/u32, sized by
+#                                      numbers and the inputs' and outputs' dims; zero when every call starts,
+#                                      and the kernel leaves it so; never compared; the wrapper allocates it
+#                                      (docs/kernel-contract.md)
 #     [DIMS       dim=s1,s2,...]       every symbolic dim with the sizes validated, e.g. rows=1,5,64,333
 #     [BENCH_DIMS dim=size...]         the size benchmarked and timed (default: each dim's largest DIMS)
 #     [CPU_BENCH_DIMS dim=size...]     the same on a CPU device such as lavapipe (default: BENCH_DIMS)
@@ -96,7 +101,7 @@ endif()
 
 function(kernelgen_add_op name)
   set(one_value REFERENCE DESCRIPTION FLOPS BYTES SAMPLES ROUNDS OPT_ROUNDS BEAM MODEL BUDGET_USD KERNEL)
-  set(multi_value INPUTS OUTPUTS DIMS BENCH_DIMS CPU_BENCH_DIMS INDEX PARAMS TOLERANCE VARIANTS)
+  set(multi_value INPUTS OUTPUTS SCRATCH DIMS BENCH_DIMS CPU_BENCH_DIMS INDEX PARAMS TOLERANCE VARIANTS)
   cmake_parse_arguments(PARSE_ARGV 1 KG "" "${one_value}" "${multi_value}")
   # Set here, not at file scope: a consumer calls this function from its own directories, where variables of
   # the directory that included this file are not visible. The helpers below see them as their caller's.

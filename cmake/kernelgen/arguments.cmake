@@ -137,7 +137,7 @@ endfunction()
 # of the `multi_value` keywords; missing values; the required ones), and registers the op: the global properties
 # KERNELGEN_OP_<name>_DECLARED_IN and KERNELGEN_OPS.
 function(_kernelgen_check_arguments)
-  set(known "REFERENCE, DESCRIPTION, INPUTS, OUTPUTS, DIMS, BENCH_DIMS, CPU_BENCH_DIMS, INDEX, PARAMS, TOLERANCE, FLOPS, BYTES, SAMPLES, ROUNDS, OPT_ROUNDS, BEAM, MODEL, BUDGET_USD, KERNEL, VARIANTS")
+  set(known "REFERENCE, DESCRIPTION, INPUTS, OUTPUTS, SCRATCH, DIMS, BENCH_DIMS, CPU_BENCH_DIMS, INDEX, PARAMS, TOLERANCE, FLOPS, BYTES, SAMPLES, ROUNDS, OPT_ROUNDS, BEAM, MODEL, BUDGET_USD, KERNEL, VARIANTS")
   if(NOT name MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
     _kernelgen_fail("${where}" "name" "'${name}' is not a C identifier"
       "name the op with letters, digits and underscores")

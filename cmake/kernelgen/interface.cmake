@@ -4,13 +4,15 @@ include_guard(GLOBAL)
 # The C++ fragments of the wrapper's interface for the `tensors`, in binding order. Constant tensors get
 # constants; a tensor with dims gets functions of the call's Dims, whose sizes are checked for overflow. Sets the
 # templates' KG_TENSOR_CONSTANTS, KG_TYPED_PARAMS, KG_TYPED_ADDRESSES, KG_TYPED_CALL, KG_OP_TENSORS (the call's
-# OpTensor list) and KG_BINDING_COUNT.
+# OpTensor list), KG_BINDING_COUNT (the caller's buffers), KG_SCRATCH_COUNT and KG_SCRATCH_BYTES (the bytes of
+# each scratch tensor, C++ expressions over the call's dims).
 function(_kernelgen_tensor_interface)
   set(constants "")
   set(typed_params "")
   set(typed_addresses "")
   set(typed_call "")
   set(op_tensors "")
+  set(scratch_bytes "")
   set(binding 0)
   foreach(entry IN LISTS tensors)
     string(REPLACE "|" ";" fields "${entry}")
@@ -52,7 +54,10 @@ function(_kernelgen_tensor_interface)
         "  static constexpr std::size_t ${tensor}_bytes = ${bench_bytes};\n")
       set(bytes_cpp "${tensor}_bytes")
     endif()
-    if(kind STREQUAL "INPUTS")
+    if(kind STREQUAL "SCRATCH")
+      list(APPEND scratch_bytes "${bytes_cpp}")
+      continue()  # the wrapper's own, after the caller's
+    elseif(kind STREQUAL "INPUTS")
       list(APPEND typed_params "const Buffer& ${tensor}")
       list(APPEND op_tensors "{\"${tensor}\", false, ${bytes_cpp}}")
     else()
@@ -69,8 +74,10 @@ function(_kernelgen_tensor_interface)
   string(REPLACE ";" ", " KG_TYPED_CALL "${typed_call}")
   string(REPLACE ";" ", " KG_OP_TENSORS "${op_tensors}")
   set(KG_BINDING_COUNT ${binding})
+  list(LENGTH scratch_bytes KG_SCRATCH_COUNT)
+  string(REPLACE ";" ", " KG_SCRATCH_BYTES "${scratch_bytes}")
   _kernelgen_propagate(KG_TENSOR_CONSTANTS KG_TYPED_PARAMS KG_TYPED_ADDRESSES KG_TYPED_CALL KG_OP_TENSORS
-    KG_BINDING_COUNT)
+    KG_BINDING_COUNT KG_SCRATCH_COUNT KG_SCRATCH_BYTES)
 endfunction()
 
 # The templates' variables that the op as a whole decides: KG_OP, KG_GENERATED_DIR, KG_DESCRIPTION (on one

@@ -141,9 +141,10 @@ function(_kernelgen_parse_sizes where argument pairs dims single out)
   set(${out} "${found}" PARENT_SCOPE)
 endfunction()
 
-# INPUTS, OUTPUTS and INDEX: sets `tensors` (kind|name|dtype|extents for each, kind INPUTS or OUTPUTS and the
-# extents separated by commas), `dims` (the symbolic dims in order of first appearance in the shapes, then those
-# only an INDEX bound names: the push-constant order) and INPUTS_json and OUTPUTS_json (the spec's lists).
+# INPUTS, OUTPUTS, SCRATCH and INDEX: sets `tensors` (kind|name|dtype|extents for each, kind INPUTS, OUTPUTS or
+# SCRATCH and the extents separated by commas), `dims` (the symbolic dims in order of first appearance in the
+# inputs' and outputs' shapes, then those only an INDEX bound names: the push-constant order) and INPUTS_json,
+# OUTPUTS_json and SCRATCH_json (the spec's lists). A scratch extent is a number or one of those dims.
 function(_kernelgen_parse_tensors)
   set(dims "")
   set(names "")
@@ -197,7 +198,36 @@ function(_kernelgen_parse_tensors)
     endforeach()
     string(REPLACE ";" "," ${kind}_json "[${${kind}_json}]")
   endforeach()
-  _kernelgen_propagate(tensors dims INPUTS_json OUTPUTS_json)
+
+  # SCRATCH: memory of 32-bit elements the kernel's workgroups share within a call, sized by the call's dims.
+  set(call_dims "${dims}")
+  set(SCRATCH_json "")
+  foreach(text IN LISTS KG_SCRATCH)
+    _kernelgen_parse_tensor("${where}" SCRATCH "${text}" tensor)
+    if(tensor_NAME IN_LIST names)
+      _kernelgen_fail("${where}" SCRATCH "tensor name '${tensor_NAME}' is used twice" "give each tensor its own name")
+    endif()
+    if(NOT _KERNELGEN_DTYPE_${tensor_DTYPE}_BYTES EQUAL 4)
+      _kernelgen_fail("${where}" SCRATCH "'${text}' is ${tensor_DTYPE}"
+        "declare scratch as f32, i32 or u32 (32-bit elements: what atomic counters and partial sums use)")
+    endif()
+    if(NOT dims STREQUAL call_dims)
+      set(new_dims "")
+      foreach(dim IN LISTS dims)
+        if(NOT dim IN_LIST call_dims)
+          list(APPEND new_dims "${dim}")
+        endif()
+      endforeach()
+      _kernelgen_fail("${where}" SCRATCH "'${new_dims}' in '${text}' is not a dim of the inputs or outputs"
+        "size scratch by numbers and the dims the caller gives, e.g. SCRATCH partial:f32[rows,64]")
+    endif()
+    list(APPEND names "${tensor_NAME}")
+    string(REPLACE ";" "," extents "${tensor_EXTENTS}")
+    list(APPEND tensors "SCRATCH|${tensor_NAME}|${tensor_DTYPE}|${extents}")
+    list(APPEND SCRATCH_json "{${tensor_JSON}}")
+  endforeach()
+  string(REPLACE ";" "," SCRATCH_json "[${SCRATCH_json}]")
+  _kernelgen_propagate(tensors dims INPUTS_json OUTPUTS_json SCRATCH_json)
 endfunction()
 
 # DIMS, BENCH_DIMS and CPU_BENCH_DIMS for the `dims`: sets dims_json, bench_json and cpu_bench_json (the spec's

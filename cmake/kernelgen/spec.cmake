@@ -120,8 +120,13 @@ function(_kernelgen_write_spec)
   _kernelgen_json_string("${reference}" reference_json)
   _kernelgen_json_string("${kernel}" kernel_json)
   _kernelgen_json_string("${generated_dir}" generated_json)
+  set(scratch_json "")
+  if(NOT SCRATCH_json STREQUAL "[]")
+    set(scratch_json "  \"scratch\": ${SCRATCH_json},\n")
+  endif()
   string(CONCAT spec "{\n  \"contract\": 2,\n  \"name\": \"${name}\",\n  \"description\": ${description_json},\n"
            "  \"reference\": ${reference_json},\n  \"inputs\": ${INPUTS_json},\n  \"outputs\": ${OUTPUTS_json},\n"
+           "${scratch_json}"
            "  \"dims\": ${dims_json},\n  \"bench_dims\": ${bench_json},\n"
            "  \"cpu_bench_dims\": ${cpu_bench_json},\n"
            "  \"params\": ${params_json},\n${tolerance_json}  \"flops\": ${flops},\n${bytes_json}"

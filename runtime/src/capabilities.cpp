@@ -58,6 +58,7 @@ std::optional<CapabilityProblem> capability_problem(const SpirvInterface& interf
       {"StorageBuffer16BitAccess", f.storage_buffer_16bit},
       {"StorageBuffer8BitAccess", f.storage_buffer_8bit},
       {"VulkanMemoryModel", f.vulkan_memory_model},
+      {"VulkanMemoryModelDeviceScope", f.vulkan_memory_model_device_scope},
       {"CooperativeMatrixNV", f.cooperative_matrix_nv},
       {"CooperativeMatrixKHR", f.cooperative_matrix_khr},
       {"CooperativeMatrixReductionsNV", f.cooperative_matrix_reductions},

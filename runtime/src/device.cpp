@@ -156,6 +156,7 @@ struct FeatureChain {
   VkBool32* shader_float16 = nullptr;
   VkBool32* shader_int8 = nullptr;
   VkBool32* vulkan_memory_model = nullptr;
+  VkBool32* vulkan_memory_model_device_scope = nullptr;
   VkBool32* cooperative_matrix_nv = nullptr;
   VkBool32* cooperative_matrix_khr_flag = nullptr;
   // Cooperative matrix loads and stores that respect robust buffer access, as every other access does while
@@ -195,6 +196,9 @@ struct FeatureChain {
       shader_int8 = &vulkan12.shaderInt8;
       // GL_NV_cooperative_matrix kernels declare the Vulkan memory model (GL_KHR_memory_scope_semantics), core in 1.2.
       vulkan_memory_model = &vulkan12.vulkanMemoryModel;
+      // With the memory model enabled, a barrier of Device scope (memoryBarrierBuffer() before an arrival
+      // count of other workgroups' partial results, docs/kernel-contract.md's SCRATCH) needs this one too.
+      vulkan_memory_model_device_scope = &vulkan12.vulkanMemoryModelDeviceScope;
       if (use(info, cooperative_matrix, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME))
         cooperative_matrix_nv = &cooperative_matrix.cooperativeMatrix;
       if (use(info, cooperative_matrix_khr, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME)) {
@@ -246,6 +250,7 @@ struct FeatureChain {
       &FeatureChain::shader_float16,
       &FeatureChain::shader_int8,
       &FeatureChain::vulkan_memory_model,
+      &FeatureChain::vulkan_memory_model_device_scope,
       &FeatureChain::cooperative_matrix_nv,
       &FeatureChain::cooperative_matrix_khr_flag,
       &FeatureChain::cooperative_matrix_robust_buffer_access,
@@ -290,6 +295,7 @@ DeviceFeatures query_features(VkPhysicalDevice physical, const DeviceInfo& info)
           .shader_int64 = core.shaderInt64 == VK_TRUE,
           .shader_float64 = core.shaderFloat64 == VK_TRUE,
           .vulkan_memory_model = has(chain.vulkan_memory_model),
+          .vulkan_memory_model_device_scope = has(chain.vulkan_memory_model_device_scope),
           .cooperative_matrix_nv = has(chain.cooperative_matrix_nv),
           .cooperative_matrix_khr = has(chain.cooperative_matrix_khr_flag),
           .cooperative_matrix_workgroup_scope = has(chain.cooperative_matrix_workgroup_scope),

@@ -162,6 +162,7 @@ const char* capability_name(uint32_t capability) {
       {4449, "UniformAndStorageBuffer8BitAccess"},
       {4450, "StoragePushConstant8"},
       {5345, "VulkanMemoryModel"},
+      {5346, "VulkanMemoryModelDeviceScope"},
       {5357, "CooperativeMatrixNV"},
       {5430, "CooperativeMatrixReductionsNV"},
       {5431, "CooperativeMatrixConversionsNV"},

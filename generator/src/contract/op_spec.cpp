@@ -56,6 +56,7 @@ int64_t TensorSpec::bytes(std::span<const int64_t> dims) const {
 std::vector<TensorSpec> OpSpec::tensors() const {
   std::vector<TensorSpec> all = inputs;
   all.insert(all.end(), outputs.begin(), outputs.end());
+  all.insert(all.end(), scratch.begin(), scratch.end());
   return all;
 }
 
@@ -87,7 +88,8 @@ double OpSpec::flops_at(std::span<const int64_t> values) const {
 double OpSpec::bytes_at(std::span<const int64_t> values) const {
   if (!bytes.empty()) return static_cast<double>(DimExpression::parse(bytes, dim_names()).evaluate(values));
   double total = 0;
-  for (const auto& tensor : tensors()) total += static_cast<double>(tensor.bytes(values));
+  for (const auto* list : {&inputs, &outputs})
+    for (const auto& tensor : *list) total += static_cast<double>(tensor.bytes(values));
   return total;
 }
 
@@ -209,6 +211,17 @@ void resolve_dims(OpSpec& spec, const json& in) {
       for (Extent& extent : tensor.shape) resolve(extent);
   for (TensorSpec& tensor : spec.inputs)
     if (tensor.index_of) resolve(*tensor.index_of);
+  // A scratch extent sizes memory from the call's dims; it cannot bring a dim of its own, which no caller
+  // gives.
+  for (TensorSpec& tensor : spec.scratch)
+    for (Extent& extent : tensor.shape) {
+      const size_t before = spec.dims.size();
+      resolve(extent);
+      if (spec.dims.size() != before)
+        reject(op, "scratch",
+               tensor.name + "'s extent '" + extent.dim +
+                   "' is not a dim of the inputs or outputs; size scratch by their dims or by numbers");
+    }
 
   const json sizes = in.value("dims", json::object());
   const json bench = in.value("bench_dims", json::object());
@@ -252,9 +265,12 @@ void check_sizes(const OpSpec& spec) {
   const auto tensors = spec.tensors();
   for (size_t t = 0; t < tensors.size(); ++t) {
     const TensorSpec& tensor = tensors[t];
-    const bool input = t < spec.inputs.size();
-    const std::string where = std::string(input ? "inputs[" : "outputs[") +
-                              std::to_string(input ? t : t - spec.inputs.size()) + "].shape (" + tensor.name + ")";
+    const bool input = t < spec.inputs.size(), output = !input && t < spec.call_tensor_count();
+    const size_t first = input ? 0 : output ? spec.inputs.size() : spec.call_tensor_count();
+    const std::string where = std::string(input    ? "inputs["
+                                          : output ? "outputs["
+                                                   : "scratch[") +
+                              std::to_string(t - first) + "].shape (" + tensor.name + ")";
     int64_t elements = 1;
     for (const Extent& extent : tensor.shape) {
       const int64_t size = extent.symbolic() ? largest[static_cast<size_t>(extent.dim_index)] : extent.size;
@@ -305,14 +321,23 @@ OpSpec parse_op_spec(const json& in) {
   spec.inputs = tensor_list(require(in, op, "inputs"), op, "inputs");
   spec.outputs = tensor_list(require(in, op, "outputs"), op, "outputs");
   if (spec.outputs.empty()) reject(op, "outputs", "an op needs at least one output");
+  if (in.contains("scratch")) spec.scratch = tensor_list(in.at("scratch"), op, "scratch");
   std::vector<std::string> names;
   for (const auto& tensor : spec.tensors()) {
     if (std::find(names.begin(), names.end(), tensor.name) != names.end())
-      reject(op, "inputs/outputs", "tensor name '" + tensor.name + "' is used twice");
+      reject(op, spec.scratch.empty() ? "inputs/outputs" : "inputs/outputs/scratch",
+             "tensor name '" + tensor.name + "' is used twice");
     names.push_back(tensor.name);
   }
   for (const auto& output : spec.outputs)
     if (output.index_of) reject(op, "outputs", "INDEX applies to inputs; " + output.name + " is an output");
+  for (const auto& scratch : spec.scratch) {
+    if (scratch.index_of) reject(op, "scratch", "INDEX applies to inputs; " + scratch.name + " is scratch");
+    // 32-bit elements: what atomic counters and partial sums use.
+    if (dtype_bytes(scratch.dtype) != 4)
+      reject(op, "scratch",
+             scratch.name + " is " + std::string(dtype_name(scratch.dtype)) + "; scratch is f32, i32 or u32");
+  }
   resolve_dims(spec, in);
   check_sizes(spec);
   if (in.contains("params")) {
@@ -451,6 +476,7 @@ json to_json(const OpSpec& spec) {
                 {"model", spec.search.model},
                 {"budget_usd", spec.search.budget_usd}}}};
   if (spec.tolerance) out["tolerance"] = tolerance_json(*spec.tolerance);
+  if (!spec.scratch.empty()) out["scratch"] = tensors_json(spec.scratch);
   if (!spec.variants.empty()) {
     out["variants"] = json::array();
     for (const VariantSpec& variant : spec.variants)
@@ -471,6 +497,8 @@ std::string spec_hash(const OpSpec& spec, const std::string& reference_text, con
                   {"outputs", tensors_json(spec.outputs)},
                   {"params", spec.params},
                   {"reference", content_hash(reference_text)}};
+  // Only where declared, so that the hashes of ops without scratch do not change.
+  if (!spec.scratch.empty()) meaning["scratch"] = tensors_json(spec.scratch);
   if (spec.contract() == 1) {
     meaning["tolerance"] = tolerance_json(spec.tolerance_of(spec.outputs.front()));
     meaning["prompt"] = kContract1PromptVersion;

@@ -47,6 +47,7 @@ json features(const DeviceFeatures& has) {
           {"shader_int64", has.shader_int64},
           {"shader_float64", has.shader_float64},
           {"vulkan_memory_model", has.vulkan_memory_model},
+          {"vulkan_memory_model_device_scope", has.vulkan_memory_model_device_scope},
           {"cooperative_matrix_nv", has.cooperative_matrix_nv},
           {"cooperative_matrix_khr", has.cooperative_matrix_khr},
           {"cooperative_matrix_workgroup_scope", has.cooperative_matrix_workgroup_scope},

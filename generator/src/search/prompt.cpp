@@ -198,8 +198,23 @@ std::string fill_op_template(std::string text, const OpSpec& spec, const std::st
   std::string tensors;
   const auto all = spec.tensors();
   for (size_t i = 0; i < all.size(); ++i)
-    tensors += "- binding " + std::to_string(i) + ", " + (i < spec.inputs.size() ? "input " : "output ") +
+    tensors += "- binding " + std::to_string(i) + ", " +
+               (i < spec.inputs.size()         ? "input "
+                : i < spec.call_tensor_count() ? "output "
+                                               : "scratch ") +
                shape_text(all[i]) + "\n";
+  if (!spec.scratch.empty())
+    tensors +=
+        "- The scratch bindings hold zeros when each call starts: they are for what the workgroups of one "
+        "call\n"
+        "  share (partial results, u32 arrival counters). No float atomics: a workgroup writes its partial "
+        "result,\n"
+        "  calls memoryBarrierBuffer(), then counts its arrival with atomicAdd on a u32 counter; the one "
+        "that\n"
+        "  arrives last combines every partial (declare the scratch `coherent` so that it reads the others'\n"
+        "  writes). The kernel must leave every scratch element zero when it finishes (reset the counter, "
+        "zero the\n"
+        "  partials it read), since the next call must find them so. Only the outputs are compared.\n";
   std::string params;
   if (!spec.params.empty()) {
     params = "\n## Parameters (the reference reads them as params.get(\"name\"))\n";

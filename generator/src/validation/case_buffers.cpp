@@ -35,6 +35,14 @@ Buffer poisoned_buffer(Device& device, DType dtype, size_t bytes) {
   return buffer;
 }
 
+// A buffer of `bytes` zero bytes: scratch as every call finds it.
+Buffer zeroed_buffer(Device& device, size_t bytes) {
+  Buffer buffer(device, bytes);
+  const std::vector<uint8_t> zeros(bytes, 0);
+  buffer.upload(zeros.data(), zeros.size());
+  return buffer;
+}
+
 }  // namespace
 
 std::vector<Buffer> case_buffers(Device& device, const OpSpec& spec, const TestCase& test_case) {
@@ -47,6 +55,8 @@ std::vector<Buffer> case_buffers(Device& device, const OpSpec& spec, const TestC
     if (t < test_case.inputs.size()) {
       buffers.emplace_back(device, bytes);
       buffers.back().upload(test_case.inputs[t].bytes.data(), bytes);
+    } else if (t >= spec.call_tensor_count()) {
+      buffers.push_back(zeroed_buffer(device, bytes));
     } else {
       buffers.push_back(poisoned_buffer(device, tensors[t].dtype, bytes));
     }

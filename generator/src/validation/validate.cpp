@@ -37,9 +37,10 @@ uint8_t guard_byte(size_t t, int run, size_t i) {
 using Bytes = std::vector<uint8_t>;
 
 std::string describe_tensor(const OpSpec& spec, size_t binding) {
-  const bool input = binding < spec.inputs.size();
-  const TensorSpec& tensor = input ? spec.inputs[binding] : spec.outputs[binding - spec.inputs.size()];
-  return "binding " + std::to_string(binding) + " (" + std::string(input ? "input " : "output ") + tensor.name + ")";
+  const char* role = binding < spec.inputs.size()         ? "input "
+                     : binding < spec.call_tensor_count() ? "output "
+                                                          : "scratch ";
+  return "binding " + std::to_string(binding) + " (" + role + spec.tensors().at(binding).name + ")";
 }
 
 std::string at_dims(const OpSpec& spec, const DimValues& dims) {
@@ -63,8 +64,13 @@ struct RunContents {
 // guard; one before the start or beyond the guards is discarded unseen.
 class Harness {
  public:
-  Harness(Device& device, Kernel& kernel, const OpSpec& spec, const DimValues& dims, Grid grid, int test_fault)
-      : device_(&device), tensors_(spec.tensors()), sequence_(device, 0), test_fault_(test_fault) {
+  Harness(Device& device, Kernel& kernel, const OpSpec& spec, const DimValues& dims, Grid grid,
+          int test_fault)
+      : device_(&device),
+        tensors_(spec.tensors()),
+        call_tensors_(spec.call_tensor_count()),
+        sequence_(device, 0),
+        test_fault_(test_fault) {
     const size_t guards = device.gpu_assisted_validation() ? 0 : kGuardBytes;
     std::vector<const Buffer*> bound;
     for (const auto& tensor : tensors_) {
@@ -75,13 +81,16 @@ class Harness {
     sequence_.dispatch(kernel, bound, grid, push_constants(dims));
   }
 
-  // Uploads inputs and poisoned outputs (and fresh guards), runs the kernel once and reads everything back.
+  // Uploads inputs, poisoned outputs and zeroed scratch (and fresh guards), runs the kernel once and reads
+  // everything back.
   RunContents run(const std::vector<HostTensor>& inputs, int poison_run) {
     device_->take_kernel_faults();  // whatever came before is not this run's
     for (size_t t = 0; t < tensors_.size(); ++t) {
       Bytes bytes;
       if (t < inputs.size()) {
         bytes = inputs[t].bytes;
+      } else if (t >= call_tensors_) {
+        bytes.assign(sizes_[t], 0);
       } else {
         const Bytes element = poison(tensors_[t].dtype, poison_run);
         for (size_t i = 0; i < sizes_[t]; ++i) bytes.push_back(element[i % element.size()]);
@@ -110,6 +119,7 @@ class Harness {
  private:
   Device* device_;
   std::vector<TensorSpec> tensors_;
+  size_t call_tensors_;  // the inputs and outputs; the scratch after them
   std::vector<size_t> sizes_;
   std::vector<Buffer> buffers_;
   Sequence sequence_;
@@ -190,6 +200,19 @@ std::optional<CaseResult> check_run(const OpSpec& spec, std::span<const uint32_t
                     ": element " + std::to_string((size + *contents.damage[t]) / element_bytes) + " of a tensor of " +
                     std::to_string(elements) + " elements was changed; guard every store with an index < " +
                     std::to_string(elements);
+    return result;
+  }
+  // Scratch is zero when a call starts because the call before left it so: the kernel must restore it.
+  for (size_t t = spec.call_tensor_count(); t < contents.tensors.size(); ++t) {
+    const Bytes& scratch = contents.tensors[t];
+    const auto dirty = std::find_if(scratch.begin(), scratch.end(), [](uint8_t byte) { return byte != 0; });
+    if (dirty == scratch.end()) continue;
+    CaseResult result = failure(test_case, spec, Status::INCORRECT_NUMERICAL, tensors[t].name);
+    result.detail =
+        "left " + describe_tensor(spec, t) + at_dims(spec, test_case.dims) + " nonzero at element " +
+        std::to_string((dirty - scratch.begin()) / dtype_bytes(tensors[t].dtype)) +
+        "; every call finds its scratch all zero only if the call before leaves it so: zero what the "
+        "kernel wrote there (counters, partial results) once they are used";
     return result;
   }
   for (size_t t = 0; t < test_case.inputs.size(); ++t) {
@@ -380,8 +403,16 @@ std::optional<Verdict> layer_rejection(const std::vector<std::string>& errors, c
   return verdict;
 }
 
-// The device a timing runs on where `device` has GPU-assisted validation: the same physical device without it,
-// whose shaders are not instrumented.
+// Whether a timing on `device` would time the validation's instruments instead of the kernel alone: shaders
+// instrumented by GPU-assisted validation, or every access bounds-checked under robust buffer access (a
+// validation device without the layer: decode_attention_f16 timed 100-170 us there on an H200, 41.5 us
+// plain).
+bool instrumented(const Device& device) {
+  return device.gpu_assisted_validation() || device.robust_buffer_access();
+}
+
+// The device a timing runs on where `device` is instrumented: the same physical device opened plainly, as an
+// application opens it.
 Device plain_twin(const Device& device) { return Device(DeviceOptions{.selector = std::to_string(device.info().index)}); }
 
 // One run of the kernel at the op's bench dims on `inputs`, from poisoned outputs, and what it left.
@@ -411,7 +442,7 @@ std::optional<Verdict> check_timed_size(Device& device, const OpSpec& spec, Refe
   std::optional<Timing> timing;
   try {
     std::optional<Device> plain;
-    if (device.gpu_assisted_validation()) plain.emplace(plain_twin(device));
+    if (instrumented(device)) plain.emplace(plain_twin(device));
     Device& on = plain ? *plain : device;
     const TimedOutputCheck check(spec, reference, dims, options.base_seed, probe, names.size());
     std::vector<TimedSizeOutput> timed;
@@ -547,7 +578,7 @@ std::optional<std::string> interface_mismatch(const OpSpec& spec, const SpirvInt
       if (!view.buffer_block)
         return describe_tensor(spec, i) + " is a " + view.storage_class +
                " resource; the contract wants a std430 storage buffer (a `buffer` block)";
-      if (i >= spec.inputs.size() && view.readonly)
+      if (i >= spec.inputs.size() && i < spec.call_tensor_count() && view.readonly)
         return describe_tensor(spec, i) + " is declared readonly, but it is an output the kernel must write";
     }
   }
@@ -703,7 +734,7 @@ Verdict validate_kernel(Device& device, const OpSpec& spec, ReferenceFunction re
 }
 
 TimedRun time_kernel(Device& device, const OpSpec& spec, const KernelBinary& binary, int runs, uint64_t seed) {
-  if (device.gpu_assisted_validation()) {
+  if (instrumented(device)) {
     Device plain = plain_twin(device);
     return time_kernel(plain, spec, binary, runs, seed);
   }

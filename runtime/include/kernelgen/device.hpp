@@ -80,6 +80,9 @@ struct DeviceFeatures {
   // VkPhysicalDeviceVulkan12Features::vulkanMemoryModel, which GL_NV_cooperative_matrix kernels declare, and
   // VkPhysicalDeviceCooperativeMatrixFeaturesNV::cooperativeMatrix (VK_NV_cooperative_matrix): tensor cores.
   bool vulkan_memory_model = false;
+  // VkPhysicalDeviceVulkan12Features::vulkanMemoryModelDeviceScope: barriers and atomics of Device scope
+  // under that model, which a module declaring it may use.
+  bool vulkan_memory_model_device_scope = false;
   bool cooperative_matrix_nv = false;
   // VkPhysicalDeviceCooperativeMatrixFeaturesKHR::cooperativeMatrix (VK_KHR_cooperative_matrix): every
   // vendor's matrix units through GL_KHR_cooperative_matrix, and what GL_NV_cooperative_matrix2 builds on.

@@ -4,5 +4,6 @@
 #include "kernelgen/device.hpp"
 #include "kernelgen/error.hpp"
 #include "kernelgen/kernel.hpp"
+#include "kernelgen/scratch_buffers.hpp"
 #include "kernelgen/sequence.hpp"
 #include "kernelgen/timing.hpp"

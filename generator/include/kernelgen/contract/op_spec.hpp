@@ -80,6 +80,11 @@ struct OpSpec {
   std::string reference_path;  // absolute
   std::vector<TensorSpec> inputs;
   std::vector<TensorSpec> outputs;
+  // SCRATCH: memory the kernel's workgroups share within one call (partial results, arrival counters), bound
+  // after the outputs, all zero when every call starts and left so by the kernel, never compared. 32-bit
+  // dtypes; extents are numbers or dims the inputs and outputs name. The wrapper allocates it; a caller never
+  // sees it.
+  std::vector<TensorSpec> scratch;
   std::vector<DimSpec> dims;  // in order of first appearance across the tensors: the push-constant order
   std::map<std::string, double> params;
   std::optional<Tolerance> tolerance;  // TOLERANCE; without it, each output's dtype default
@@ -90,14 +95,16 @@ struct OpSpec {
   std::vector<VariantSpec> variants;   // in order of preference
   SearchSettings search;
 
-  // Bindings in contract order: inputs, then outputs.
+  // Bindings in contract order: inputs, then outputs, then scratch.
   std::vector<TensorSpec> tensors() const;
+  // What a caller passes: the inputs, then the outputs (the bindings before the scratch).
+  size_t call_tensor_count() const { return inputs.size() + outputs.size(); }
   std::vector<std::string> dim_names() const;
   // 1 for ops of f32 tensors with constant shapes (the contract kernels were first generated under), else 2.
   int contract() const;
   // TOLERANCE, else the dtype's default, for a float output; 0 (exact) for an integer one, whatever TOLERANCE says.
   Tolerance tolerance_of(const TensorSpec& output) const;
-  // FLOPS and bytes moved at these dims (0 FLOPS when not declared).
+  // FLOPS and bytes moved at these dims (0 FLOPS when not declared; bytes: every input and output once).
   double flops_at(std::span<const int64_t> dims = {}) const;
   double bytes_at(std::span<const int64_t> dims = {}) const;
   // The dims benchmarked and timed: BENCH_DIMS, else the largest of each DIMS. On a CPU device, CPU_BENCH_DIMS

@@ -13,16 +13,18 @@ namespace kernelgen {
 
 // The buffers of one call of an op outside the validator's guarded runs (a timing, a wrapper call in a test
 // or a benchmark), one per tensor in binding order, each exactly its tensor's bytes at the case's dims (what
-// the generated op binds): the case's inputs uploaded, and each output filled with poison(dtype, 0), so that
-// an element no call writes shows.
+// the generated op binds): the case's inputs uploaded, each output filled with poison(dtype, 0), so that
+// an element no call writes shows, and the scratch zeroed, as every call finds it.
 std::vector<Buffer> case_buffers(Device& device, const OpSpec& spec, const TestCase& test_case);
 
 // The outputs the buffers hold, read back at these dims.
 std::vector<HostTensor> download_outputs(const OpSpec& spec, const DimValues& dims, const std::vector<Buffer>& buffers);
 
 // The buffers of timed runs (DispatchTimer, kernelgen/timing.hpp) of one op: a set per case, as case_buffers
-// makes them, and one buffer per output holding poison(dtype, 0), which each run's outputs are reset to before
-// the run. The search's timing, `kernelgen validate --time` and the generated benchmark all time through these.
+// makes them, and one buffer per output holding poison(dtype, 0), which each run's outputs are reset to
+// before the run. The scratch is not reset: each run finds it as the run before left it, all zero for a
+// kernel that keeps the contract, as a wrapper's calls do. The search's timing, `kernelgen validate --time`
+// and the generated benchmark all time through these.
 class TimedBuffers {
  public:
   // `cases`: at one size, each with inputs of its own.

@@ -104,8 +104,8 @@ struct TimedRun {
 
 // Median GPU time of the kernel at the op's bench dims over `runs` timestamped dispatches, after warm-up, on
 // inputs drawn from `seed`, each dispatch from freshly poisoned outputs (TimedBuffers). On a device with
-// GPU-assisted validation the kernel is timed on the same physical device opened without it, as the
-// instrumented shader is slower.
+// GPU-assisted validation or robust buffer access (a validation device) the kernel is timed on the same
+// physical device opened plainly, as an application opens it: both slow the kernel down.
 TimedRun time_kernel(Device& device, const OpSpec& spec, const KernelBinary& kernel, int runs, uint64_t seed);
 
 }  // namespace kernelgen

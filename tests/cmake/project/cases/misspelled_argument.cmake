@@ -2,7 +2,7 @@
 # An unknown argument close to a keyword is named with the keyword it is likely a misspelling of.
 # output: kernelgen_add_op(negate) in
 # output: cases/misspelled_argument.cmake: DIM: unknown argument; did you mean DIMS?
-# output: Fix: use only REFERENCE, DESCRIPTION, INPUTS, OUTPUTS, DIMS, BENCH_DIMS, CPU_BENCH_DIMS, INDEX,
+# output: Fix: use only REFERENCE, DESCRIPTION, INPUTS, OUTPUTS, SCRATCH, DIMS, BENCH_DIMS, CPU_BENCH_DIMS,
 kernelgen_add_op(negate
   REFERENCE   negate/reference.cpp
   DESCRIPTION "y = -x, elementwise"

@@ -1,7 +1,7 @@
 # expect: configure fails
 # output: kernelgen_add_op(negate) in
 # output: cases/unknown_argument.cmake: STRIDE: unknown argument
-# output: Fix: use only REFERENCE, DESCRIPTION, INPUTS, OUTPUTS, DIMS, BENCH_DIMS, CPU_BENCH_DIMS, INDEX,
+# output: Fix: use only REFERENCE, DESCRIPTION, INPUTS, OUTPUTS, SCRATCH, DIMS, BENCH_DIMS, CPU_BENCH_DIMS,
 kernelgen_add_op(negate
   REFERENCE   negate/reference.cpp
   DESCRIPTION "y = -x, elementwise"
