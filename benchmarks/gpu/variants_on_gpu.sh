@@ -12,10 +12,10 @@
 # The kernels run one after another. Two of these scripts at once on one GPU time each other's load too: the
 # validator's timed runs take no lock across processes (benchmarks/RESULTS.md: the decoder block's causal_attention
 # timed 495.2 us beside nine other validations, 158.1 alone).
-# Without the layer the validation device has robust buffer access. A kit packed before this commit's tool timed the
-# kernels there too, which slowed some of them 2.4-7.5x (decode_attention_f16: 100-311 us, 41.9 on the plain device;
-# benchmarks/RESULTS.md); the tool now times on the device opened plainly. Sweeps run through this script before
-# 2026-11-29 compared kernels under that handicap.
+# Without the layer the validation device has robust buffer access. Until 2026-11-29 the tool timed the kernels
+# there too, which slowed some 2.4-7.5x (decode_attention_f16's: 100-311 us against 39-49 on the device opened
+# plainly; benchmarks/RESULTS.md), others hardly (matmul_f16's cm2 tiling 479.0 us swept, 463.7 benchmarked). It
+# now times on the device opened plainly (instrumented() in generator/src/validation/validate.cpp).
 set -u
 kit_file=${1:?usage: $0 <kit.tar.xz> <op>=<kernel.comp> ...}
 shift
