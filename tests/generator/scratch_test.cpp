@@ -1,7 +1,8 @@
-// SCRATCH (docs/kernel-contract.md): memory a kernel's workgroups share within one call, bound after the outputs,
-// zero when every call starts and left so by the kernel, never compared. On an op declared here, colmax, whose
-// test kernel (tests/kernels/colmax_last_workgroup.comp) counts its workgroups' arrivals in scratch: the last to
-// arrive combines the others' partial maxima, which is right only where the count starts at 0 on every run.
+// SCRATCH (docs/kernel-contract.md): memory a kernel's workgroups share within one call, bound after the
+// outputs, zero when every call starts and left so by the kernel, never compared. On an op declared here,
+// colmax, whose test kernel (tests/kernels/colmax_last_workgroup.comp) counts its workgroups' arrivals in
+// scratch: the last to arrive combines the others' partial maxima, which is right only where the count starts
+// at 0 on every run.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <kernelgen/reference.hpp>
@@ -19,7 +20,8 @@
 #include "kernelgen/validation/evaluate.hpp"
 #include "kernelgen/validation/validate.hpp"
 
-// y[c] = the largest x[r, c]; NaN where the column holds one (a kernel's max may drop it: validation frees it).
+// y[c] = the largest x[r, c]; NaN where the column holds one (a kernel's max may drop it: validation frees
+// it).
 KERNELGEN_REFERENCE(colmax) {
   const auto x = kernelgen::as_matrix(inputs[0]);
   auto y = kernelgen::as_array(outputs[0]);
@@ -43,7 +45,9 @@ constexpr const char* kColmax = R"({"name": "colmax", "contract": 2,
                 {"name": "count", "dtype": "u32", "shape": [1]}],
     "dims": {"rows": [1, 16, 40, 333]}, "bench_dims": {"rows": 4096}})";
 
-OpSpec colmax_spec() { return parse_op_spec(nlohmann::json::parse(kColmax)); }
+OpSpec colmax_spec() {
+  return parse_op_spec(nlohmann::json::parse(kColmax));
+}
 
 // The spec with `field` replaced by `value`.
 nlohmann::json colmax_with(const std::string& field, nlohmann::json value) {
@@ -52,7 +56,9 @@ nlohmann::json colmax_with(const std::string& field, nlohmann::json value) {
   return spec;
 }
 
-std::string colmax_kernel() { return read_file(std::string(KERNELGEN_TEST_KERNELS_DIR) + "/colmax_last_workgroup.comp"); }
+std::string colmax_kernel() {
+  return read_file(std::string(KERNELGEN_TEST_KERNELS_DIR) + "/colmax_last_workgroup.comp");
+}
 
 // The test kernel with `from` replaced by `to`, once.
 std::string colmax_kernel_with(const std::string& from, const std::string& to) {
@@ -107,8 +113,8 @@ class Scratch : public ::testing::Test {
   static void TearDownTestSuite() { device_.reset(); }
 
   static Verdict evaluate(const std::string& glsl, KernelBinary* binary = nullptr) {
-    return evaluate_source(*device_, colmax_spec(), find_reference("colmax"), glsl, {base_seed_from_environment(), 0},
-                           binary);
+    return evaluate_source(*device_, colmax_spec(), find_reference("colmax"), glsl,
+                           {base_seed_from_environment(), 0}, binary);
   }
 
   static std::unique_ptr<Device> device_;
@@ -116,16 +122,16 @@ class Scratch : public ::testing::Test {
 
 std::unique_ptr<Device> Scratch::device_;
 
-// Each case runs twice, then the stress runs, each from zeroed scratch: a count left over would leave no workgroup
-// to combine, and y as the poison that run found (NONDETERMINISTIC, or never written).
+// Each case runs twice, then the stress runs, each from zeroed scratch: a count left over would leave no
+// workgroup to combine, and y as the poison that run found (NONDETERMINISTIC, or never written).
 TEST_F(Scratch, IsZeroWhenEveryRunStartsSoTheLastWorkgroupCombines) {
   const Verdict verdict = evaluate(colmax_kernel());
   ASSERT_TRUE(verdict.passed()) << describe(verdict);
   EXPECT_GT(verdict.cases.size(), 8u);
 }
 
-// Timed runs do not reset the scratch: each finds it as the run before left it, zero where the kernel restores it
-// (as a wrapper's calls do), so the output the last run left is right.
+// Timed runs do not reset the scratch: each finds it as the run before left it, zero where the kernel
+// restores it (as a wrapper's calls do), so the output the last run left is right.
 TEST_F(Scratch, TimedRunsFindItAsTheRunBeforeLeftIt) {
   KernelBinary binary;
   ASSERT_TRUE(evaluate(colmax_kernel(), &binary).passed());
@@ -134,7 +140,8 @@ TEST_F(Scratch, TimedRunsFindItAsTheRunBeforeLeftIt) {
   ASSERT_FALSE(timed.outputs.empty());
   for (const TimedSizeOutput& set : timed.outputs) {
     const auto expected = run_reference(spec, find_reference("colmax"), set.inputs);
-    EXPECT_EQ(set.outputs.at(0).bytes, expected.at(0).bytes) << "the last of 5 runs (and warm-ups) on this set";
+    EXPECT_EQ(set.outputs.at(0).bytes, expected.at(0).bytes)
+        << "the last of 5 runs (and warm-ups) on this set";
   }
 }
 
@@ -145,15 +152,16 @@ TEST_F(Scratch, AKernelThatLeavesItNonzeroIsRejectedNamingIt) {
 }
 
 TEST_F(Scratch, AStorePastItsEndIsOutOfBoundsNamingIt) {
-  const Verdict verdict = evaluate(colmax_kernel_with("partial[w * 64u + c] = top;", "partial[dims.rows * 64u + c] = top;"));
+  const Verdict verdict =
+      evaluate(colmax_kernel_with("partial[w * 64u + c] = top;", "partial[dims.rows * 64u + c] = top;"));
   EXPECT_EQ(verdict.status, Status::OUT_OF_BOUNDS) << describe(verdict);
   EXPECT_THAT(verdict.reason, HasSubstr("binding 2 (scratch partial)"));
 }
 
 TEST_F(Scratch, AKernelThatLeavesItUndeclaredIsAnInterfaceMismatch) {
-  const Verdict verdict = evaluate(colmax_kernel_with(
-      "layout(set = 0, binding = 3, std430) coherent buffer Count { uint count[]; };",
-      "shared uint count[1];"));
+  const Verdict verdict = evaluate(
+      colmax_kernel_with("layout(set = 0, binding = 3, std430) coherent buffer Count { uint count[]; };",
+                         "shared uint count[1];"));
   EXPECT_EQ(verdict.status, Status::INTERFACE_MISMATCH) << describe(verdict);
   EXPECT_THAT(verdict.reason, HasSubstr("binding 3 (scratch count) is not declared"));
 }

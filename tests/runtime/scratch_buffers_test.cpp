@@ -1,5 +1,5 @@
-// ScratchBuffers, a generated op's SCRATCH (docs/kernel-contract.md#scratch): zero when made, the same buffers for
-// every call that fits them, new ones for a call at larger dims while the old ones stay bindable.
+// ScratchBuffers, a generated op's SCRATCH (docs/kernel-contract.md#scratch): zero when made, the same
+// buffers for every call that fits them, new ones for a call at larger dims while the old ones stay bindable.
 #include "kernelgen/scratch_buffers.hpp"
 
 #include <gtest/gtest.h>
@@ -49,8 +49,9 @@ TEST_F(ScratchBuffersTest, ACallThatFitsGetsTheSameBuffersALargerOneNewOnes) {
   for (uint32_t word : larger[0]->download<uint32_t>()) ASSERT_EQ(word, 0u);
 }
 
-// A recording that binds the first buffers stays submittable after a larger call made new ones: the old buffers
-// live as long as the ScratchBuffers (a Buffer destroyed under a recording makes it refuse to be submitted).
+// A recording that binds the first buffers stays submittable after a larger call made new ones: the old
+// buffers live as long as the ScratchBuffers (a Buffer destroyed under a recording makes it refuse to be
+// submitted).
 TEST_F(ScratchBuffersTest, ARecordingOfTheOldBuffersOutlivesALargerCall) {
   ScratchBuffers scratch(device);
   const std::vector<const Buffer*> first = scratch.for_call(std::vector<uint64_t>{64});
