@@ -60,6 +60,10 @@ std::vector<TensorSpec> OpSpec::tensors() const {
   return all;
 }
 
+const char* OpSpec::binding_role(size_t binding) const {
+  return binding < inputs.size() ? "input" : binding < call_tensor_count() ? "output" : "scratch";
+}
+
 std::vector<std::string> OpSpec::dim_names() const {
   std::vector<std::string> names;
   for (const DimSpec& dim : dims) names.push_back(dim.name);
@@ -262,24 +266,22 @@ void check_sizes(const OpSpec& spec) {
   DimValues largest;
   for (const DimSpec& dim : spec.dims)
     largest.push_back(std::max({dim.bench, dim.cpu_bench, *std::max_element(dim.sizes.begin(), dim.sizes.end())}));
-  const auto tensors = spec.tensors();
-  for (size_t t = 0; t < tensors.size(); ++t) {
-    const TensorSpec& tensor = tensors[t];
-    const bool input = t < spec.inputs.size(), output = !input && t < spec.call_tensor_count();
-    const size_t first = input ? 0 : output ? spec.inputs.size() : spec.call_tensor_count();
-    const std::string where = std::string(input    ? "inputs["
-                                          : output ? "outputs["
-                                                   : "scratch[") +
-                              std::to_string(t - first) + "].shape (" + tensor.name + ")";
-    int64_t elements = 1;
-    for (const Extent& extent : tensor.shape) {
-      const int64_t size = extent.symbolic() ? largest[static_cast<size_t>(extent.dim_index)] : extent.size;
-      // Checked before multiplying: an extent near 2^32 would overflow the product.
-      if (size > kMaxElements / elements)
-        reject(spec.name, where, "more than 2^31 elements at the largest DIMS/BENCH_DIMS/CPU_BENCH_DIMS");
-      elements *= size;
+  const std::pair<const char*, const std::vector<TensorSpec>*> lists[] = {
+      {"inputs", &spec.inputs}, {"outputs", &spec.outputs}, {"scratch", &spec.scratch}};
+  for (const auto& [field, list] : lists)
+    for (size_t t = 0; t < list->size(); ++t) {
+      const TensorSpec& tensor = (*list)[t];
+      const std::string where =
+          std::string(field) + "[" + std::to_string(t) + "].shape (" + tensor.name + ")";
+      int64_t elements = 1;
+      for (const Extent& extent : tensor.shape) {
+        const int64_t size = extent.symbolic() ? largest[static_cast<size_t>(extent.dim_index)] : extent.size;
+        // Checked before multiplying: an extent near 2^32 would overflow the product.
+        if (size > kMaxElements / elements)
+          reject(spec.name, where, "more than 2^31 elements at the largest DIMS/BENCH_DIMS/CPU_BENCH_DIMS");
+        elements *= size;
+      }
     }
-  }
 }
 
 // FLOPS and BYTES: a number, or an expression over the dims (checked by parsing it).

@@ -198,11 +198,8 @@ std::string fill_op_template(std::string text, const OpSpec& spec, const std::st
   std::string tensors;
   const auto all = spec.tensors();
   for (size_t i = 0; i < all.size(); ++i)
-    tensors += "- binding " + std::to_string(i) + ", " +
-               (i < spec.inputs.size()         ? "input "
-                : i < spec.call_tensor_count() ? "output "
-                                               : "scratch ") +
-               shape_text(all[i]) + "\n";
+    tensors +=
+        "- binding " + std::to_string(i) + ", " + spec.binding_role(i) + " " + shape_text(all[i]) + "\n";
   if (!spec.scratch.empty())
     tensors +=
         "- The scratch bindings hold zeros when each call starts: they are for what the workgroups of one "

@@ -37,10 +37,8 @@ uint8_t guard_byte(size_t t, int run, size_t i) {
 using Bytes = std::vector<uint8_t>;
 
 std::string describe_tensor(const OpSpec& spec, size_t binding) {
-  const char* role = binding < spec.inputs.size()         ? "input "
-                     : binding < spec.call_tensor_count() ? "output "
-                                                          : "scratch ";
-  return "binding " + std::to_string(binding) + " (" + role + spec.tensors().at(binding).name + ")";
+  return "binding " + std::to_string(binding) + " (" + spec.binding_role(binding) + " " +
+         spec.tensors().at(binding).name + ")";
 }
 
 std::string at_dims(const OpSpec& spec, const DimValues& dims) {

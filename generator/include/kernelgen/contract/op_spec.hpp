@@ -99,6 +99,8 @@ struct OpSpec {
   std::vector<TensorSpec> tensors() const;
   // What a caller passes: the inputs, then the outputs (the bindings before the scratch).
   size_t call_tensor_count() const { return inputs.size() + outputs.size(); }
+  // What binding `binding` holds: "input", "output" or "scratch".
+  const char* binding_role(size_t binding) const;
   std::vector<std::string> dim_names() const;
   // 1 for ops of f32 tensors with constant shapes (the contract kernels were first generated under), else 2.
   int contract() const;
