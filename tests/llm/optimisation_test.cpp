@@ -1,6 +1,7 @@
 // The optimisation rounds of run_search on the catalog's relu, replayed from a cassette written here: a slow
-// correct kernel first (eight invocations per workgroup), then brainstorm and implement calls that find a fast one,
-// a wrong "faster" one that validation rejects, a malformed list of ideas and a missing answer, each recorded.
+// correct kernel first (each element stored once per batch item), then brainstorm and implement calls that
+// find a fast one, a wrong "faster" one that validation rejects, a malformed list of ideas and a missing
+// answer, each recorded.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -25,21 +26,7 @@ using nlohmann::json;
 using test::fenced;
 using ::testing::HasSubstr;
 
-// Correct and slow on every device: eight invocations per workgroup, one element each (the fast kernel has 256;
-// on lavapipe this one takes about 4 times as long).
-const std::string kSlowReluKernel = R"(#version 450
-// kernelgen: dispatch batch * 256 1 1
-layout(local_size_x = 8) in;
-layout(push_constant) uniform Dims { uint batch; } dims;
-layout(set = 0, binding = 0, std430) readonly buffer X { float x[]; };
-layout(set = 0, binding = 1, std430) writeonly buffer Y { float y[]; };
-void main() {
-  uint i = gl_GlobalInvocationID.x;
-  y[i] = max(x[i], 0.0);
-}
-)";
-
-const std::string kFastIdea = "Use 256 invocations per workgroup, one element each: far fewer workgroups.";
+const std::string kFastIdea = "Store each element once, not once per batch item, in workgroups of 32.";
 const std::string kWrongIdea = "Skip the comparison for positive values by scaling with 0.01.";
 
 json entry(const std::string& key, const std::string& text) {
@@ -95,11 +82,12 @@ class Optimisation : public ::testing::Test {
 };
 
 TEST_F(Optimisation, FindsAFasterKernelRejectsAWrongOneAndStopsAfterTwoQuietRounds) {
-  const SearchOutcome outcome =
-      search({entry("relu/r1/s0", fenced(kSlowReluKernel)), entry("relu/r1/s1", test::kReplyWithoutCode),
-              entry("relu/o1/p0/ideas", ideas_reply({kFastIdea, kWrongIdea})),
-              entry("relu/o1/p0/i0", fenced(test::kReluKernel)), entry("relu/o1/p0/i1", fenced(test::kLeakyReluKernel)),
-              entry("relu/o2/p0/ideas", "I would vectorise it.")});  // no list; o3 has no answer at all
+  const SearchOutcome outcome = search(
+      {entry("relu/r1/s0", fenced(test::kSlowReluKernel)), entry("relu/r1/s1", test::kReplyWithoutCode),
+       entry("relu/o1/p0/ideas", ideas_reply({kFastIdea, kWrongIdea})),
+       entry("relu/o1/p0/i0", fenced(test::kReluKernel)),
+       entry("relu/o1/p0/i1", fenced(test::kLeakyReluKernel)),
+       entry("relu/o2/p0/ideas", "I would vectorise it.")});  // no list; o3 has no answer at all
 
   ASSERT_TRUE(outcome.best && outcome.first_correct) << outcome.stop_reason;
   EXPECT_EQ(outcome.first_correct->origin, "relu/r1/s0");
@@ -153,9 +141,10 @@ TEST_F(Optimisation, FindsAFasterKernelRejectsAWrongOneAndStopsAfterTwoQuietRoun
 
 TEST_F(Optimisation, ImplementPromptCarriesTheParentAndTheIdea) {
   config_.opt_rounds = 1;
-  const SearchOutcome outcome =
-      search({entry("relu/r1/s0", fenced(kSlowReluKernel)), entry("relu/r1/s1", fenced(kSlowReluKernel)),
-              entry("relu/o1/p0/ideas", ideas_reply({kFastIdea})), entry("relu/o1/p0/i0", fenced(test::kReluKernel))});
+  const SearchOutcome outcome = search({entry("relu/r1/s0", fenced(test::kSlowReluKernel)),
+                                        entry("relu/r1/s1", fenced(test::kSlowReluKernel)),
+                                        entry("relu/o1/p0/ideas", ideas_reply({kFastIdea})),
+                                        entry("relu/o1/p0/i0", fenced(test::kReluKernel))});
   ASSERT_TRUE(outcome.best) << outcome.stop_reason;
   for (const json& record : records()) {
     if (record["optimisation_round"] != 1) continue;
@@ -172,9 +161,11 @@ TEST_F(Optimisation, ImplementPromptCarriesTheParentAndTheIdea) {
 TEST_F(Optimisation, BeamKeepsTheFastestParentsForTheNextRound) {
   config_.opt_rounds = 1;
   config_.beam = 2;
-  search({entry("relu/r1/s0", fenced(kSlowReluKernel)), entry("relu/r1/s1", fenced(test::kReluKernel)),
-          entry("relu/o1/p0/ideas", ideas_reply({kWrongIdea})), entry("relu/o1/p1/ideas", ideas_reply({kWrongIdea})),
-          entry("relu/o1/p0/i0", fenced(test::kLeakyReluKernel)), entry("relu/o1/p1/i0", fenced(test::kLeakyReluKernel))});
+  search({entry("relu/r1/s0", fenced(test::kSlowReluKernel)), entry("relu/r1/s1", fenced(test::kReluKernel)),
+          entry("relu/o1/p0/ideas", ideas_reply({kWrongIdea})),
+          entry("relu/o1/p1/ideas", ideas_reply({kWrongIdea})),
+          entry("relu/o1/p0/i0", fenced(test::kLeakyReluKernel)),
+          entry("relu/o1/p1/i0", fenced(test::kLeakyReluKernel))});
   std::set<std::string> parents, origins;
   for (const json& record : records(true))
     if (record.value("kind", "") == "ideas") {
@@ -187,8 +178,8 @@ TEST_F(Optimisation, BeamKeepsTheFastestParentsForTheNextRound) {
 
 TEST_F(Optimisation, AKernelThatCannotBeTimedIsNotOptimised) {
   config_.timing_runs = 0;
-  const SearchOutcome outcome =
-      search({entry("relu/r1/s0", fenced(kSlowReluKernel)), entry("relu/r1/s1", fenced(kSlowReluKernel))});
+  const SearchOutcome outcome = search({entry("relu/r1/s0", fenced(test::kSlowReluKernel)),
+                                        entry("relu/r1/s1", fenced(test::kSlowReluKernel))});
   ASSERT_TRUE(outcome.best);
   EXPECT_EQ(outcome.optimisation_rounds_run, 0);
   EXPECT_THAT(outcome.stop_reason, HasSubstr("could not be timed"));
@@ -196,9 +187,10 @@ TEST_F(Optimisation, AKernelThatCannotBeTimedIsNotOptimised) {
 
 TEST_F(Optimisation, WithoutOptimisationRoundsTheSearchEndsAtTheFirstCorrectRound) {
   config_.opt_rounds = 0;
-  const SearchOutcome outcome =
-      search({entry("relu/r1/s0", fenced(kSlowReluKernel)), entry("relu/r1/s1", test::kReplyWithoutCode),
-              entry("relu/o1/p0/ideas", ideas_reply({kFastIdea})), entry("relu/o1/p0/i0", fenced(test::kReluKernel))});
+  const SearchOutcome outcome = search({entry("relu/r1/s0", fenced(test::kSlowReluKernel)),
+                                        entry("relu/r1/s1", test::kReplyWithoutCode),
+                                        entry("relu/o1/p0/ideas", ideas_reply({kFastIdea})),
+                                        entry("relu/o1/p0/i0", fenced(test::kReluKernel))});
   ASSERT_TRUE(outcome.best);
   EXPECT_EQ(outcome.optimisation_rounds_run, 0);
   EXPECT_EQ(outcome.stop_reason, "round 1 found a correct kernel");
