@@ -1,7 +1,11 @@
 // The build step killed with SIGKILL at random moments of a regeneration (the LLM replay, validation in child
 // processes, the records, the check-in): after every kill generated/<op>/ is absent or a complete current
-// kernel, never half of one, and every record in the candidate log parses. Temporary files may remain, hidden;
-// the next run removes those of dead processes.
+// kernel, never half of one, and every record in the candidate log parses. Temporary files may remain,
+// hidden; the next run removes those of dead processes.
+//
+// The regeneration replays a cassette written here, of the search tests' relu replies (workgroups of 32)
+// timed at a batch of 64: the same stages as the catalog's cassette, whose 256-wide kernels made a complete
+// run 14.5 s on lavapipe where this one takes 5.6, most of it validation at the kernels' largest sizes.
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -18,11 +22,13 @@
 #include <set>
 #include <thread>
 
+#include "fake_llm_server.hpp"
 #include "generator/scratch_dir.hpp"
 #include "kernelgen/contract/op_spec.hpp"
 #include "kernelgen/search/prompt.hpp"
 #include "kernelgen/store/files.hpp"
 #include "kernelgen/store/manifest.hpp"
+#include "relu_replies.hpp"
 
 extern char** environ;
 
@@ -36,10 +42,23 @@ class CrashSafety : public ::testing::Test {
   void SetUp() override {
     auto spec = nlohmann::json::parse(read_file(std::string(KERNELGEN_TEST_SPECS_DIR) + "/relu/spec.json"));
     spec["generated_dir"] = (scratch_.path() / "generated" / "relu").string();
+    spec["bench_dims"] = spec["cpu_bench_dims"] = {{"batch", 64}};
     spec_path_ = scratch_.path() / "relu.json";
     write_file_atomic(spec_path_, spec.dump());
     spec_ = load_op_spec(spec_path_.string());
     hash_ = spec_hash(spec_, read_file(spec_.reference_path), prompt_template_version());
+    // Round 1 rejects both replies (no code, a wrong kernel); round 2 accepts both (a slow and a fast
+    // kernel).
+    nlohmann::json entries = nlohmann::json::array();
+    for (const auto& [key, text] : {std::pair{"relu/r1/s0", test::kReplyWithoutCode},
+                                    {"relu/r1/s1", test::fenced(test::kLeakyReluKernel)},
+                                    {"relu/r2/s0", test::fenced(test::kSlowReluKernel)},
+                                    {"relu/r2/s1", test::fenced(test::kReluKernel)}})
+      entries.push_back(
+          {{"key", key}, {"author", "hand-written"}, {"body", test::openai_completion_body(text)}});
+    std::filesystem::create_directories(cassettes_dir());
+    write_file_atomic(cassettes_dir() / "relu.json",
+                      nlohmann::json{{"kernelgen_cassette", 1}, {"entries", entries}}.dump());
   }
 
   // Runs the build step to its end; returns how long it took.
@@ -66,10 +85,23 @@ class CrashSafety : public ::testing::Test {
   pid_t start_build_step() const {
     const std::string out = (scratch_.path() / "relu.cpp").string();
     const std::string log = log_dir().string();
-    const char* argv[] = {KERNELGEN_TEST_TOOL, "build-op", "--regenerate", "--spec", spec_path_.c_str(),
-                          "--reference", KERNELGEN_TEST_SPECS_DIR "/relu/reference.so", "--out", out.c_str(),
-                          "--set", "KERNELGEN_MODEL=replay", "--cassette-dir", KERNELGEN_TEST_CASSETTES_DIR,
-                          "--log-dir", log.c_str(), nullptr};
+    const std::string cassettes = cassettes_dir().string();
+    const char* argv[] = {KERNELGEN_TEST_TOOL,
+                          "build-op",
+                          "--regenerate",
+                          "--spec",
+                          spec_path_.c_str(),
+                          "--reference",
+                          KERNELGEN_TEST_SPECS_DIR "/relu/reference.so",
+                          "--out",
+                          out.c_str(),
+                          "--set",
+                          "KERNELGEN_MODEL=replay",
+                          "--cassette-dir",
+                          cassettes.c_str(),
+                          "--log-dir",
+                          log.c_str(),
+                          nullptr};
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
@@ -82,6 +114,7 @@ class CrashSafety : public ::testing::Test {
   }
 
   std::filesystem::path log_dir() const { return scratch_.path() / "log"; }
+  std::filesystem::path cassettes_dir() const { return scratch_.path() / "cassettes"; }
 
   // generated/relu/ is absent or current; every visible file of the log is a whole record (or the whole cache of
   // the device's peaks).
