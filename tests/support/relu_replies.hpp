@@ -3,41 +3,42 @@
 // batch a push constant), for the search and end-to-end tests: a right kernel, a slow right one, a wrong one,
 // and one with no code at all.
 //
-// The right and wrong kernels have workgroups of 32: validation's largest sizes grow with the workgroup (a
-// ragged batch above its width, and a whole workgroup plus a rest: 49 and 33-39 here, 385 and 257-263 at
-// 256), so each validates in about a quarter of the time a 256-wide one takes (1.5 against 6.5 s on
-// lavapipe, with the layer), and the tests run many searches.
+// The right and wrong kernels have workgroups of 32, each invocation a vec4: validation's largest sizes grow with
+// the workgroup (a ragged batch above its width, and a whole workgroup plus a rest: 49 and 33-39 here, 385 and
+// 257-263 at 256), so each validates in well under half the time a 256-wide one takes (2.4 against 6.2 s on
+// lavapipe with the layer), and the tests run many searches. Four elements an invocation keep the catalog's
+// timed size, batch=1024, within the 65535 workgroups a dispatch may have.
 #include <string>
 
 namespace kernelgen::test {
 
 inline const std::string kReluKernel = R"(#version 450
-// kernelgen: dispatch (batch * 2048 + 31) / 32 1 1
+// kernelgen: dispatch (batch * 512 + 31) / 32 1 1
 layout(local_size_x = 32) in;
 layout(push_constant) uniform Dims { uint batch; } dims;
-layout(set = 0, binding = 0, std430) readonly buffer X { float x[]; };
-layout(set = 0, binding = 1, std430) writeonly buffer Y { float y[]; };
+layout(set = 0, binding = 0, std430) readonly buffer X { vec4 x[]; };
+layout(set = 0, binding = 1, std430) writeonly buffer Y { vec4 y[]; };
 void main() {
   uint i = gl_GlobalInvocationID.x;
-  if (i < dims.batch * 2048u) y[i] = max(x[i], 0.0);
+  if (i < dims.batch * 512u) y[i] = max(x[i], vec4(0.0));
 }
 )";
 
 // Leaky relu: INCORRECT_NUMERICAL for every negative input.
 inline const std::string kLeakyReluKernel = R"(#version 450
-// kernelgen: dispatch (batch * 2048 + 31) / 32 1 1
+// kernelgen: dispatch (batch * 512 + 31) / 32 1 1
 layout(local_size_x = 32) in;
 layout(push_constant) uniform Dims { uint batch; } dims;
-layout(set = 0, binding = 0, std430) readonly buffer X { float x[]; };
-layout(set = 0, binding = 1, std430) writeonly buffer Y { float y[]; };
+layout(set = 0, binding = 0, std430) readonly buffer X { vec4 x[]; };
+layout(set = 0, binding = 1, std430) writeonly buffer Y { vec4 y[]; };
 void main() {
   uint i = gl_GlobalInvocationID.x;
-  if (i < dims.batch * 2048u) y[i] = x[i] > 0.0 ? x[i] : 0.01 * x[i];
+  if (i < dims.batch * 512u) y[i] = max(x[i], 0.01 * x[i]);
 }
 )";
 
 // Correct and slow: eight invocations per workgroup, one element each, stored `batch` times over. On
-// lavapipe, at the tests' timed batch of 64, about 25 times kReluKernel's time (18 against 0.7 ms): a
+// lavapipe, at the tests' timed batch of 64, about 40 times kReluKernel's time (12 against 0.3 ms): a
 // kernel only 3 times slower (one store) was once timed no slower beyond the noise while another test loaded
 // both cores.
 inline const std::string kSlowReluKernel = R"(#version 450
