@@ -24,6 +24,7 @@
 #include "kernelgen/store/files.hpp"
 #include "kernelgen/validation/cases.hpp"
 #include "runtime/scoped_env.hpp"
+#include "support/relu_replies.hpp"
 
 namespace kernelgen {
 namespace {
@@ -39,7 +40,11 @@ constexpr double kLimit = 4;
 constexpr double kPassLimit = 120;
 
 std::string infinite_loop() { return read_file(std::string(KERNELGEN_TEST_ISOLATION_KERNELS_DIR) + "/infinite_loop.comp"); }
-std::string relu() { return read_file(std::string(KERNELGEN_TEST_GENERATED_DIR) + "/relu/kernel.comp"); }
+// A correct relu in workgroups of 32 (the search tests' reply): its largest size validated is batch=49, where
+// the catalog's 256-wide kernel, which kernelgen.relu validates, is validated up to 385 in twice the time.
+std::string relu() {
+  return test::kReluKernel;
+}
 
 OpSpec relu_spec() { return load_op_spec(std::string(KERNELGEN_TEST_SPECS_DIR) + "/relu/spec.json"); }
 
@@ -256,16 +261,18 @@ TEST(IsolatedValidation, OutOfDeviceMemoryIsARuntimeErrorSayingWhatTheSizesNeed)
   const Verdict verdict = evaluate_isolated(settings(), relu_spec(), relu(), {base_seed_from_environment(), 0});
   EXPECT_EQ(verdict.status, Status::RUNTIME_ERROR) << describe(verdict);
   EXPECT_THAT(verdict.reason, HasSubstr("out of device memory [VK_ERROR_OUT_OF_DEVICE_MEMORY] on "));
-  EXPECT_THAT(verdict.reason, HasSubstr("its largest size validated, batch=385, needs 6307840 bytes of tensors"));
+  EXPECT_THAT(verdict.reason,
+              HasSubstr("its largest size validated, batch=49, needs 802816 bytes of tensors"));
 }
 
 TEST(IsolatedValidation, OutOfDeviceMemoryCountsTheTensorsNotTheBytesAnOpDeclaresForItsRoofline) {
   const test::ScopedEnv fault("KERNELGEN_TEST_WORKER_FAULT", "out_of_memory");
   OpSpec spec = relu_spec();
-  spec.bytes = "batch";  // 385 at batch=385: what it moves, as far as the roofline is told
+  spec.bytes = "batch";  // 49 at batch=49: what it moves, as far as the roofline is told
   const Verdict verdict = evaluate_isolated(settings(), spec, relu(), {base_seed_from_environment(), 0});
   EXPECT_EQ(verdict.status, Status::RUNTIME_ERROR) << describe(verdict);
-  EXPECT_THAT(verdict.reason, HasSubstr("its largest size validated, batch=385, needs 6307840 bytes of tensors"));
+  EXPECT_THAT(verdict.reason,
+              HasSubstr("its largest size validated, batch=49, needs 802816 bytes of tensors"));
 }
 
 TEST(IsolatedValidation, AKernelWhoseTimingFailsStillPassesUntimedSayingWhy) {
@@ -289,36 +296,26 @@ TEST(IsolatedValidation, HandsBackAV2KernelsGridAsItsDispatchExpression) {
     "inputs": [{"name": "x", "dtype": "f32", "shape": ["batch", 8, 16, 16]}],
     "outputs": [{"name": "y", "dtype": "f32", "shape": ["batch", 8, 16, 16]}],
     "dims": {"batch": [1, 3, 5]}})"));
-  const std::string source = R"(#version 450
-// kernelgen: dispatch (batch * 512 + 255) / 256 1 1
-layout(local_size_x = 256) in;
-layout(push_constant) uniform Dims { uint batch; } dims;
-layout(set = 0, binding = 0, std430) readonly buffer X { vec4 x[]; };
-layout(set = 0, binding = 1, std430) writeonly buffer Y { vec4 y[]; };
-void main() {
-  uint i = gl_GlobalInvocationID.x;
-  if (i < dims.batch * 512u) y[i] = max(x[i], vec4(0.0));
-}
-)";
+  const std::string source = relu();
   KernelBinary binary;
   const Verdict verdict =
       evaluate_isolated(settings(), spec, source, {base_seed_from_environment(), 0}, &binary);
   EXPECT_TRUE(verdict.passed()) << describe(verdict);
   ASSERT_FALSE(binary.spirv.empty());
-  EXPECT_EQ(binary.grid.text(), "(batch * 512 + 255) / 256 1 1");
+  EXPECT_EQ(binary.grid.text(), "(batch * 512 + 31) / 32 1 1");
   const GridExpression reparsed = GridExpression::parse(binary.grid.text(), spec.dim_names());
   EXPECT_EQ(reparsed.text(), declared_grid(spec, source).text());
   EXPECT_TRUE(reparsed.uses_dims());
-  for (int64_t batch : {1, 3, 5, 385}) {
+  for (int64_t batch : {1, 3, 5, 49}) {
     const DimValues dims{batch};
-    EXPECT_EQ(binary.grid.evaluate(dims).x, static_cast<uint32_t>((batch * 512 + 255) / 256))
+    EXPECT_EQ(binary.grid.evaluate(dims).x, static_cast<uint32_t>((batch * 512 + 31) / 32))
         << "batch=" << batch;
     EXPECT_EQ(reparsed.evaluate(dims).x, binary.grid.evaluate(dims).x) << "batch=" << batch;
   }
   // Validated at every size, as in process: 1, 3, 5 and a ragged batch.
   std::set<std::string> sizes;
   for (const CaseResult& c : verdict.cases) sizes.insert(c.dims);
-  EXPECT_EQ(sizes.size(), validation_sizes(spec, {256, 1, 1}, verdict.base_seed).size());
+  EXPECT_EQ(sizes.size(), validation_sizes(spec, {32, 1, 1}, verdict.base_seed).size());
   EXPECT_TRUE(sizes.count("batch=1") && sizes.count("batch=3") && sizes.count("batch=5"))
       << describe(verdict);
   EXPECT_TRUE(no_child_left());
