@@ -288,7 +288,7 @@ TEST_F(Evaluate, HandsBackTheCompiledKernelAndItsGrid) {
 
 TEST_F(Evaluate, TimesAPassingKernelWhenAsked) {
   if (device_->info().timestamp_period_ns == 0) GTEST_SKIP() << device_->info().name << " has no timestamps";
-  const Verdict verdict = evaluate("relu", read_file(kGenerated + "/relu/kernel.comp"), nullptr, 5);
+  const Verdict verdict = evaluate("relu", read_file(kKernels + "/relu_vec4.comp"), nullptr, 5);
   ASSERT_TRUE(verdict.passed()) << describe(verdict);
   ASSERT_TRUE(verdict.timing);
   EXPECT_EQ(verdict.timing->runs, 5);
@@ -553,7 +553,7 @@ void main() {
 
 TEST_F(Evaluate, RejectsAGridLargerThanTheDeviceAllows) {
   const uint32_t too_many = device_->info().max_workgroup_count[0] + 1;
-  const Verdict verdict = evaluate("relu", relu_with("dispatch (batch * 512 + 255) / 256 1 1",
+  const Verdict verdict = evaluate("relu", relu_with("dispatch (batch * 512 + 31) / 32 1 1",
                                                      "dispatch " + std::to_string(too_many) + " 1 1"));
   EXPECT_EQ(verdict.status, Status::INTERFACE_MISMATCH);
   EXPECT_THAT(verdict.reason, HasSubstr("dispatch grid"));
