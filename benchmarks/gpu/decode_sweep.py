@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""Writes the decode kernels' sweep (issue 40) from the templates in benchmarks/gpu/decode/: each @NAME@ of a
+template replaced by one choice's value, one .comp a choice, named after its values.
+
+decode_attention_f16_tiles.comp: NT invocations a workgroup, KPI keys an invocation loads at once (a tile is
+NT / 16 * KPI keys), at most MAX_RANGES ranges a head of at least MIN_KEYS keys, STRIDE the scratch's ranges
+(the spec's second dim of `partials`).
+gemv_f16_wide.comp: NT invocations a workgroup, COLS columns of y a workgroup, U 16-byte loads of w an invocation
+issues at once.
+
+Usage: decode_sweep.py <out dir> [--stride N]; prints `<op>=<file>` for each, for variants_on_gpu.sh."""
+import argparse
+import itertools
+import pathlib
+
+HERE = pathlib.Path(__file__).resolve().parent / "decode"
+
+ATTENTION = [  # NT, KPI, MAX_RANGES (at most NT: the combine gives each range an invocation)
+    (128, 16, 32), (256, 8, 32), (128, 8, 64), (64, 16, 64), (256, 16, 16), (256, 4, 64),
+]
+GEMV = [  # NT, COLS, U
+    (128, 4, 8), (128, 4, 16), (64, 2, 16), (256, 8, 16), (64, 2, 8), (32, 1, 16),
+]
+
+
+def write(template, out, name, values):
+    text = (HERE / template).read_text()
+    for key, value in values.items():
+        text = text.replace(f"@{key}@", str(value))
+    assert "@" not in text.split("\n", 1)[1].replace("@NAME@", ""), f"{name}: a placeholder is left"
+    path = out / f"{name}.comp"
+    path.write_text(text)
+    return path
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("out", type=pathlib.Path)
+    parser.add_argument("--stride", type=int, default=256, help="the sweep spec's ranges of scratch (partials)")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    for nt, kpi, ranges in ATTENTION:
+        path = write("decode_attention_f16_tiles.comp", args.out, f"da_t{nt}_k{kpi}_s{ranges}",
+                     dict(NT=nt, KPI=kpi, MAX_RANGES=ranges, MIN_KEYS=16, STRIDE=args.stride))
+        print(f"decode_attention_f16={path}")
+    for nt, cols, u in GEMV:
+        path = write("gemv_f16_wide.comp", args.out, f"gemv_t{nt}_c{cols}_u{u}", dict(NT=nt, COLS=cols, U=u))
+        print(f"gemv_f16={path}")
+
+
+if __name__ == "__main__":
+    main()
