@@ -191,21 +191,40 @@ TEST_F(Evaluate, ACompileErrorKeepsGlslangsLogWithLineNumbers) {
 
 class EvaluateCatalogKernel : public Evaluate, public ::testing::WithParamInterface<std::string> {};
 
-TEST_P(EvaluateCatalogKernel, PassesEveryCase) {
+// A catalog kernel passes every case at every size, and evaluation hands back its compiled kernel and the
+// grid its dispatch line declares.
+TEST_P(EvaluateCatalogKernel, PassesEveryCaseAndHandsBackTheCompiledKernelAndItsGrid) {
   const std::string op = GetParam();
+  const OpSpec spec = catalog_op(op).spec;
+  const std::string source = read_file(kGenerated + "/" + op + "/kernel.comp");
   KernelBinary binary;
-  const Verdict verdict = evaluate(op, read_file(kGenerated + "/" + op + "/kernel.comp"), &binary);
+  const Verdict verdict = evaluate(op, source, &binary);
   EXPECT_TRUE(verdict.passed()) << describe(verdict);
   ASSERT_FALSE(binary.spirv.empty());
   // Every case at every size the op is validated at.
-  const auto sizes = validation_sizes(catalog_op(op).spec, reflect_spirv(binary.spirv)->local_size, verdict.base_seed);
+  const auto interface = reflect_spirv(binary.spirv);
+  ASSERT_TRUE(interface);
+  const auto sizes = validation_sizes(spec, interface->local_size, verdict.base_seed);
   ASSERT_EQ(verdict.cases.size(), case_names().size() * sizes.size());
   for (const CaseResult& c : verdict.cases) {
     EXPECT_EQ(c.status, Status::PASSED) << c.name << ": " << c.detail;
     EXPECT_GT(c.comparison.elements, 0) << c.name;
   }
-  EXPECT_FALSE(binary.spirv.empty());
   EXPECT_EQ(verdict.device, device_->info().name);
+
+  std::string error;
+  const auto declared = parse_dispatch_line(source, spec.dim_names(), &error);
+  ASSERT_TRUE(declared) << error;
+  EXPECT_EQ(binary.grid.text(), declared->text());
+  // The grid evaluates at the dims the op is launched at, as the source's line says.
+  const Grid bench = binary.grid.evaluate(spec.bench_dims());
+  const Grid expected = declared->evaluate(spec.bench_dims());
+  EXPECT_EQ(bench.x, expected.x);
+  EXPECT_EQ(bench.y, expected.y);
+  EXPECT_EQ(bench.z, expected.z);
+  EXPECT_GT(uint64_t{bench.x} * bench.y * bench.z, 1u);
+  EXPECT_GT(interface->local_size[0] * interface->local_size[1] * interface->local_size[2], 1u);
+  EXPECT_FALSE(spirv_validation_error(binary.spirv));
 }
 
 INSTANTIATE_TEST_SUITE_P(Ops, EvaluateCatalogKernel, ::testing::Values("relu", "add", "matmul"),
@@ -261,29 +280,6 @@ TEST_F(Evaluate, AnAddBf16ThatTruncatesIsRejectedAtHalfAnUlpAndTheCheckedInOneTh
       EXPECT_EQ(c.comparison.max_abs_error, 0) << c.name << " at " << c.dims;
     }
   }
-}
-
-TEST_F(Evaluate, HandsBackTheCompiledKernelAndItsGrid) {
-  const OpSpec spec = catalog_op("matmul").spec;
-  const std::string source = read_file(kGenerated + "/matmul/kernel.comp");
-  KernelBinary binary;
-  const Verdict verdict = evaluate("matmul", source, &binary);
-  ASSERT_TRUE(verdict.passed()) << describe(verdict);
-  std::string error;
-  const auto declared = parse_dispatch_line(source, spec.dim_names(), &error);
-  ASSERT_TRUE(declared) << error;
-  EXPECT_EQ(binary.grid.text(), declared->text());
-  // The grid evaluates at the dims the op is launched at, as the source's line says.
-  const Grid bench = binary.grid.evaluate(spec.bench_dims());
-  const Grid expected = declared->evaluate(spec.bench_dims());
-  EXPECT_EQ(bench.x, expected.x);
-  EXPECT_EQ(bench.y, expected.y);
-  EXPECT_EQ(bench.z, expected.z);
-  EXPECT_GT(uint64_t{bench.x} * bench.y * bench.z, 1u);
-  const auto interface = reflect_spirv(binary.spirv);
-  ASSERT_TRUE(interface);
-  EXPECT_GT(interface->local_size[0] * interface->local_size[1] * interface->local_size[2], 1u);
-  EXPECT_FALSE(spirv_validation_error(binary.spirv));
 }
 
 TEST_F(Evaluate, TimesAPassingKernelWhenAsked) {
