@@ -49,16 +49,12 @@ class CrashSafety : public ::testing::Test {
     hash_ = spec_hash(spec_, read_file(spec_.reference_path), prompt_template_version());
     // Round 1 rejects both replies (no code, a wrong kernel); round 2 accepts both (a slow and a fast
     // kernel).
-    nlohmann::json entries = nlohmann::json::array();
-    for (const auto& [key, text] : {std::pair{"relu/r1/s0", test::kReplyWithoutCode},
-                                    {"relu/r1/s1", test::fenced(test::kLeakyReluKernel)},
-                                    {"relu/r2/s0", test::fenced(test::kSlowReluKernel)},
-                                    {"relu/r2/s1", test::fenced(test::kReluKernel)}})
-      entries.push_back(
-          {{"key", key}, {"author", "hand-written"}, {"body", test::openai_completion_body(text)}});
     std::filesystem::create_directories(cassettes_dir());
     write_file_atomic(cassettes_dir() / "relu.json",
-                      nlohmann::json{{"kernelgen_cassette", 1}, {"entries", entries}}.dump());
+                      test::hand_written_cassette({{"relu/r1/s0", test::kReplyWithoutCode},
+                                                   {"relu/r1/s1", test::fenced(test::kLeakyReluKernel)},
+                                                   {"relu/r2/s0", test::fenced(test::kSlowReluKernel)},
+                                                   {"relu/r2/s1", test::fenced(test::kReluKernel)}}));
   }
 
   // Runs the build step to its end; returns how long it took.

@@ -318,12 +318,8 @@ class OptimiseOp : public BuildOp {
   // its kernels' workgroups add (the slow kernel's cost grows with the square of the batch), with a cassette
   // of these replies.
   fs::path replayed_spec(const std::vector<std::pair<std::string, std::string>>& replies) {
-    json entries = json::array();
-    for (const auto& [key, text] : replies)
-      entries.push_back({{"key", key}, {"author", "hand-written"}, {"body", test::openai_completion_body(text)}});
     fs::create_directories(dir_.path() / "cassettes");
-    write_file_atomic(dir_.path() / "cassettes" / "relu.json",
-                      json{{"kernelgen_cassette", 1}, {"entries", entries}}.dump());
+    write_file_atomic(dir_.path() / "cassettes" / "relu.json", test::hand_written_cassette(replies));
     const fs::path spec = spec_with({{"samples", 1}, {"rounds", 1}, {"opt_rounds", 1}});
     json text = json::parse(read_file(spec));
     text["dims"] = {{"batch", {1, 2}}};

@@ -183,6 +183,13 @@ std::string anthropic_message_body(const std::string& text, const FakeUsage& usa
       .dump();
 }
 
+std::string hand_written_cassette(const std::vector<std::pair<std::string, std::string>>& replies) {
+  nlohmann::json entries = nlohmann::json::array();
+  for (const auto& [key, text] : replies)
+    entries.push_back({{"key", key}, {"author", "hand-written"}, {"body", openai_completion_body(text)}});
+  return nlohmann::json{{"kernelgen_cassette", 1}, {"entries", entries}}.dump();
+}
+
 ScriptedResponse openai_reply(const std::string& text, const FakeUsage& usage,
                               const std::string& finish_reason, const std::string& model) {
   return {200, {}, openai_completion_body(text, usage, finish_reason, model)};

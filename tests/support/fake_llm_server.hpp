@@ -112,6 +112,10 @@ std::string anthropic_message_body(const std::string& text, const FakeUsage& usa
                                    const std::string& stop_reason = "end_turn",
                                    const std::string& model = "claude-sonnet-4-5");
 
+// A replay cassette (kernelgen_cassette 1) whose entries are hand-written OpenAI completions, one for each
+// (key, reply text), in order: its JSON text, for a test to write where `--cassette-dir` looks.
+std::string hand_written_cassette(const std::vector<std::pair<std::string, std::string>>& replies);
+
 // A 200 with such a body.
 ScriptedResponse openai_reply(const std::string& text, const FakeUsage& usage = {},
                               const std::string& finish_reason = "stop", const std::string& model = "gpt-4o");
