@@ -97,11 +97,10 @@ DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool
     add("attention_partial", T * partial_stride);
     add("attention_lse", T * lse_stride);
   }
-  if (!decode) {  // a prefill's projections and attention read their activations in f16 (to_half's outputs)
-    for (const char* name : {"attention_norm_f16", "q_rope_f16", "attention_f16", "mlp_norm_f16"})
-      add(name, size_t{T} * H * 2);
-    add("mlp_gate_up_f16", size_t{T} * F * 2);
-  }
+  // The projections read their activations in f16 (to_half's outputs), and a prefill's attention its q.
+  for (const char* name : {"attention_norm_f16", "attention_f16", "mlp_norm_f16"}) add(name, size_t{T} * H * 2);
+  add("mlp_gate_up_f16", size_t{T} * F * 2);
+  if (!decode) add("q_rope_f16", size_t{T} * H * 2);
   const RopeTables tables = rope_tables(c, past, tokens);
   add("cos", tables.cos.size() * 4);
   add("sin", tables.sin.size() * 4);
@@ -116,11 +115,18 @@ DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool
   // The cache's rows past.. of keys and values, where kv_append writes.
   const uint64_t row_offset = static_cast<uint64_t>(past) * H * 2;
 
+  // A stage's f16 copy, which the projections read (and a prefill's attention its q).
+  auto& to_half = op<kernelgen::ops::to_half>("to_half");
+  auto input = [&](const char* stage, uint32_t width) -> const kernelgen::Buffer& {
+    const std::string name = std::string(stage) + "_f16";
+    to_half.record(sequence_, {T, width}, b.buffer(stage), b.buffer(name));
+    dispatched(name);
+    return b.buffer(name);
+  };
+
   // The step, in the order of block_reference.cpp. A prefill and a decode step differ in the ops of their
-  // projections and attention, and in what a projection reads (`input`: the stage itself, or its f16 copy);
-  // `projections` records the rest with either set.
-  auto projections = [&](auto& project, auto& project_residual, auto& gate_up, auto&& attention,
-                         auto&& input) {
+  // projections and attention; `projections` records the rest with either set.
+  auto projections = [&](auto& project, auto& project_residual, auto& gate_up, auto&& attention) {
     if (timestamps_) sequence_.timestamp();
     rmsnorm.record(sequence_, {T, H}, b.buffer("x"), w("w_attention_norm"), b.buffer("attention_norm"));
     dispatched("attention_norm");
@@ -181,31 +187,22 @@ DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool
                            {{&b.buffer("attention_partial"), t * partial_stride},
                             {&b.buffer("attention_lse"), t * lse_stride},
                             {&b.buffer("attention"), t * row_bytes}});
-        },
-        [&](const char* stage, uint32_t) -> const kernelgen::Buffer& { return b.buffer(stage); });
+        });
   } else {
     auto& project = op<kernelgen::ops::linear>("linear");
     auto& attention = op<kernelgen::ops::causal_attention>("causal_attention");
     auto& project_residual = op<kernelgen::ops::linear_residual>("linear_residual");
     auto& gate_up = op<kernelgen::ops::gate_up_swiglu>("gate_up_swiglu");
-    auto& to_half = op<kernelgen::ops::to_half>("to_half");
-    auto half_copy = [&](const char* stage, uint32_t width) -> const kernelgen::Buffer& {
-      const std::string name = std::string(stage) + "_f16";
-      to_half.record(sequence_, {T, width}, b.buffer(stage), b.buffer(name));
-      dispatched(name);
-      return b.buffer(name);
-    };
     // The attention takes q in f16 and the keys and values kv_append has just written to the cache's rows
     // 0...
     projections(
         project, project_residual, gate_up,
         [&] {
-          const kernelgen::Buffer& q = half_copy("q_rope", H);
+          const kernelgen::Buffer& q = input("q_rope", H);
           attention.record(sequence_, {T, heads, D},
                            std::vector<kernelgen::BufferSlice>{
                                {&q, 0}, {&w("k_cache"), 0}, {&w("v_cache"), 0}, {&b.buffer("attention"), 0}});
-        },
-        half_copy);
+        });
   }
 }
 

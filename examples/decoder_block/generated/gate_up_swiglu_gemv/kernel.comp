@@ -2,18 +2,17 @@
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
-// y = silu(half(x) wg^T) * (half(x) wu^T) in f32 for a few rows of x (a decode step), hand-written as
-// ops/gemv/gemv.comp with two weights; the time is in reading them once: a workgroup of 64 invocations takes 2
-// output columns, 32 invocations each, and 4 rows of x. Each group of 32 reads its column's rows of wg and wu 8 halves (16 bytes) per invocation per step, consecutive across
-// the group, and multiplies them with the same 8 elements of each of the 4 rows of x (rounded to f16 in integers,
-// ties to even); it then adds up its 32 partial sums of each in shared memory in a fixed order, and gates them as the
-// reference writes it. Edges go element by
-// element: k not a multiple of 8, rows past m, a column past n.
+// y = silu(x wg^T) * (x wu^T) in f32 for a few rows of x (a decode step), x, wg and wu f16, summed in f32,
+// hand-written. The time is in reading the two weights once: a workgroup of 64 invocations takes 2 output columns,
+// 32 invocations each, and 4 rows of x. Each group of 32 reads its column's rows of wg and wu 8 halves (16 bytes)
+// per invocation per step, consecutive across the group, and multiplies them with the same 8 halves of each of the
+// 4 rows of x; it then adds up its 32 partial sums of each in shared memory in a fixed order, and gates them as
+// the reference writes it. Edges go element by element: k not a multiple of 8, rows past m, a column past n.
 // kernelgen: dispatch (n + 1) / 2 (m + 3) / 4 1
 layout(local_size_x = 64) in;
 layout(push_constant) uniform Dims { uint m; uint k; uint n; } dims;
-layout(set = 0, binding = 0, std430) readonly buffer X { vec4 x4[]; };
-layout(set = 0, binding = 0, std430) readonly buffer XElements { float x1[]; };
+layout(set = 0, binding = 0, std430) readonly buffer X { uvec4 x8[]; };
+layout(set = 0, binding = 0, std430) readonly buffer XElements { float16_t x1[]; };
 layout(set = 0, binding = 1, std430) readonly buffer WG { uvec4 wg8[]; };
 layout(set = 0, binding = 1, std430) readonly buffer WGElements { float16_t wg1[]; };
 layout(set = 0, binding = 2, std430) readonly buffer WU { uvec4 wu8[]; };
@@ -21,16 +20,6 @@ layout(set = 0, binding = 2, std430) readonly buffer WUElements { float16_t wu1[
 layout(set = 0, binding = 3, std430) writeonly buffer Y { float y[]; };
 const uint ROWS = 4u;
 shared vec4 partial[2][64];  // partial[0 gate, 1 up][t][i]: invocation t's sums for row i
-
-// x rounded to the nearest f16 value, ties to even, kept as a float (ops/to_half/to_half.comp).
-vec4 half_rounded(vec4 v) {
-  uvec4 b = floatBitsToUint(v);
-  vec4 r = uintBitsToFloat((b + 0x0FFFu + ((b >> 13) & 1u)) & 0xFFFFE000u);
-  vec4 a = abs(v);
-  r = mix(r, roundEven(v * 16777216.0) * (1.0 / 16777216.0), lessThan(a, vec4(6.103515625e-05)));
-  r = mix(r, sign(v) * uintBitsToFloat(0x7f800000u), greaterThanEqual(a, vec4(65520.0)));
-  return mix(r, v, isnan(v));
-}
 
 void main() {
   uint M = dims.m, K = dims.k, N = dims.n;
@@ -48,8 +37,9 @@ void main() {
         [[unroll]] for (uint i = 0u; i < ROWS; ++i) {
           uint r = row0 + i;
           if (r >= M) break;
-          uint e = r * (K / 4u) + kq * 2u;
-          vec4 xlo = half_rounded(x4[e]), xhi = half_rounded(x4[e + 1u]);
+          uvec4 xp = x8[r * (K / 8u) + kq];
+          vec4 xlo = vec4(unpackFloat2x16(xp.x), unpackFloat2x16(xp.y));
+          vec4 xhi = vec4(unpackFloat2x16(xp.z), unpackFloat2x16(xp.w));
           acc[i] += dot(xlo, wlo) + dot(xhi, whi);
           acc_up[i] += dot(xlo, ulo) + dot(xhi, uhi);
         }
@@ -59,8 +49,7 @@ void main() {
         float wv = float(wg1[col * K + kk]), uv = float(wu1[col * K + kk]);
         vec4 xv = vec4(0.0);
         [[unroll]] for (uint i = 0u; i < ROWS; ++i)
-          if (row0 + i < M) xv[i] = x1[(row0 + i) * K + kk];
-        xv = half_rounded(xv);
+          if (row0 + i < M) xv[i] = float(x1[(row0 + i) * K + kk]);
         acc += xv * wv;
         acc_up += xv * uv;
       }

@@ -2,69 +2,77 @@
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
-// y[m x n] = half(x[m x k]) * w[n x k]^T in f32 for a few rows of x (a decode step), where the time is in
-// reading w once: a workgroup of 64 invocations takes 2 output columns, 32 invocations each, and 4 rows of x.
-// Each group of 32 reads its column's row of w 8 halves (16 bytes) per invocation per step, consecutive across
-// the group, and multiplies them with the same 8 elements of each of the 4 rows of x (rounded to f16 in integers,
-// ties to even); it then adds up its 32 partial sums in shared memory in a fixed order. Edges go element by
-// element: k not a multiple of 8, rows past m, a column past n.
-// kernelgen: dispatch (n + 1) / 2 (m + 3) / 4 1
-layout(local_size_x = 64) in;
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+// y[m x n] = x[m x k] * w[n x k]^T in f32 for a few rows of x (a decode step), x and w f16, summed in
+// f32, hand-written in the shape of the catalog's gemv_f16 (generated/gemv_f16/kernel.comp, whose output is f16):
+// the time is in reading w once, so the kernel keeps many 16-byte loads of it in flight, with no shared memory and
+// no barrier. A workgroup of 128 invocations takes 4 columns of y (4 rows of w) and 4 rows of x. Each subgroup
+// takes one column at a time (the subgroups share the 4 columns out, whatever their size): its invocations read 8
+// halves (one uvec4) of that row of w per step, consecutive across the subgroup, four steps at a time (four
+// independent loads in flight), and the same 8 halves of each row of x (from the cache: x is small), keeping one
+// f32 sum per row; subgroupAdd adds them up and one invocation stores the results. When k is a
+// multiple of 8 every row of x and w starts on a 16-byte boundary and is read as uvec4s; otherwise half by half
+// through second views of the same bindings.
+// kernelgen: dispatch (n + 3) / 4 (m + 3) / 4 1
+layout(local_size_x = 128) in;
 layout(push_constant) uniform Dims { uint m; uint k; uint n; } dims;
-layout(set = 0, binding = 0, std430) readonly buffer X { vec4 x4[]; };
-layout(set = 0, binding = 0, std430) readonly buffer XElements { float x1[]; };
+layout(set = 0, binding = 0, std430) readonly buffer X { uvec4 x8[]; };
+layout(set = 0, binding = 0, std430) readonly buffer XHalves { float16_t x1[]; };
 layout(set = 0, binding = 1, std430) readonly buffer W { uvec4 w8[]; };
-layout(set = 0, binding = 1, std430) readonly buffer WElements { float16_t w1[]; };
+layout(set = 0, binding = 1, std430) readonly buffer WHalves { float16_t w1[]; };
 layout(set = 0, binding = 2, std430) writeonly buffer Y { float y[]; };
-const uint ROWS = 4u;
-shared vec4 partial[64];  // partial[t][i]: invocation t's sum for row i
+const uint COLS = 4u, ROWS = 4u;
 
-// x rounded to the nearest f16 value, ties to even, kept as a float (ops/to_half/to_half.comp).
-vec4 half_rounded(vec4 v) {
-  uvec4 b = floatBitsToUint(v);
-  vec4 r = uintBitsToFloat((b + 0x0FFFu + ((b >> 13) & 1u)) & 0xFFFFE000u);
-  vec4 a = abs(v);
-  r = mix(r, roundEven(v * 16777216.0) * (1.0 / 16777216.0), lessThan(a, vec4(6.103515625e-05)));
-  r = mix(r, sign(v) * uintBitsToFloat(0x7f800000u), greaterThanEqual(a, vec4(65520.0)));
-  return mix(r, v, isnan(v));
+// The dot product of 8 halves of x with 8 halves of w, in f32.
+float dot8(uvec4 x, uvec4 w) {
+  return dot(vec4(unpackHalf2x16(x.x), unpackHalf2x16(x.y)), vec4(unpackHalf2x16(w.x), unpackHalf2x16(w.y))) +
+         dot(vec4(unpackHalf2x16(x.z), unpackHalf2x16(x.w)), vec4(unpackHalf2x16(w.z), unpackHalf2x16(w.w)));
 }
 
 void main() {
-  uint M = dims.m, K = dims.k, N = dims.n;
-  uint t = gl_LocalInvocationID.x, lane = t & 31u;
-  uint col = gl_WorkGroupID.x * 2u + (t >> 5), row0 = gl_WorkGroupID.y * ROWS;
-  vec4 acc = vec4(0.0);
-  if (col < N) {
+  const uint M = dims.m, K = dims.k, N = dims.n;
+  const uint S = gl_SubgroupSize, lane = gl_SubgroupInvocationID, row0 = gl_WorkGroupID.y * ROWS;
+  const uint rows = min(ROWS, M - row0);
+  for (uint c = gl_SubgroupID; c < COLS; c += gl_NumSubgroups) {
+    const uint col = gl_WorkGroupID.x * COLS + c;
+    if (col >= N) break;
+    vec4 acc = vec4(0.0);  // acc[i]: row row0 + i
     if ((K & 7u) == 0u) {
-      for (uint kq = lane; kq < K / 8u; kq += 32u) {
-        uvec4 packed = w8[col * (K / 8u) + kq];
-        vec4 wlo = vec4(unpackFloat2x16(packed.x), unpackFloat2x16(packed.y));
-        vec4 whi = vec4(unpackFloat2x16(packed.z), unpackFloat2x16(packed.w));
+      const uint KQ = K / 8u, wrow = col * KQ;
+      uint q = lane;
+      for (; q + 3u * S < KQ; q += 4u * S) {
+        const uvec4 w0 = w8[wrow + q], w1v = w8[wrow + q + S], w2 = w8[wrow + q + 2u * S],
+                    w3 = w8[wrow + q + 3u * S];
         [[unroll]] for (uint i = 0u; i < ROWS; ++i) {
-          uint r = row0 + i;
-          if (r >= M) break;
-          uint e = r * (K / 4u) + kq * 2u;
-          acc[i] += dot(half_rounded(x4[e]), wlo) + dot(half_rounded(x4[e + 1u]), whi);
+          if (i >= rows) break;
+          const uint xrow = (row0 + i) * KQ + q;
+          acc[i] += (dot8(x8[xrow], w0) + dot8(x8[xrow + S], w1v)) +
+                    (dot8(x8[xrow + 2u * S], w2) + dot8(x8[xrow + 3u * S], w3));
+        }
+      }
+      for (; q < KQ; q += S) {
+        const uvec4 w0 = w8[wrow + q];
+        [[unroll]] for (uint i = 0u; i < ROWS; ++i) {
+          if (i >= rows) break;
+          acc[i] += dot8(x8[(row0 + i) * KQ + q], w0);
         }
       }
     } else {
-      for (uint kk = lane; kk < K; kk += 32u) {
-        float wv = float(w1[col * K + kk]);
-        vec4 xv = vec4(0.0);
-        [[unroll]] for (uint i = 0u; i < ROWS; ++i)
-          if (row0 + i < M) xv[i] = x1[(row0 + i) * K + kk];
-        acc += half_rounded(xv) * wv;
+      for (uint kk = lane; kk < K; kk += S) {
+        const float wv = float(w1[col * K + kk]);
+        [[unroll]] for (uint i = 0u; i < ROWS; ++i) {
+          if (i >= rows) break;
+          acc[i] += float(x1[(row0 + i) * K + kk]) * wv;
+        }
       }
     }
-  }
-  partial[t] = acc;
-  barrier();
-  [[unroll]] for (uint w = 16u; w > 0u; w >>= 1) {
-    if (lane < w) partial[t] += partial[t + w];
-    barrier();
-  }
-  if (lane == 0u && col < N) {
-    [[unroll]] for (uint i = 0u; i < ROWS; ++i)
-      if (row0 + i < M) y[(row0 + i) * N + col] = partial[t][i];
+    acc = subgroupAdd(acc);
+    if (subgroupElect()) {
+      [[unroll]] for (uint i = 0u; i < ROWS; ++i) {
+        if (i >= rows) break;
+        y[(row0 + i) * N + col] = acc[i];
+      }
+    }
   }
 }
