@@ -30,9 +30,20 @@ uint64_t splitmix64(uint64_t x) {
 // Largest finite f16 value: the float extremes, so they stay finite in f16 too.
 constexpr double kFloatExtreme = 65504.0;
 
+// The cases' kinds, in kCaseNames' order: resolved once per tensor, not compared as text per element.
+enum class Kind { uniform, normal, sparse, large, tiny, zeros, ones, extremes, checkerboard, ramp, mixed, subnormal,
+                  nonfinite, signed_zeros, outliers };
+
+static_assert(std::size(kCaseNames) == static_cast<size_t>(Kind::outliers) + 1, "a kind per case name, in order");
+
+Kind kind_of(const std::string& name) {
+  const auto* found = std::find(std::begin(kCaseNames), std::end(kCaseNames), name);
+  return static_cast<Kind>(found - std::begin(kCaseNames));
+}
+
 // A case's kind and the extents its two-dimensional patterns (checkerboard) follow.
 struct Pattern {
-  const std::string& kind;
+  Kind kind;
   int64_t columns, rows_extent;
 };
 
@@ -57,25 +68,25 @@ FloatRange float_range(DType dtype) {
 }
 
 double float_value(const Pattern& p, int64_t i, int64_t count, const FloatRange& range, std::mt19937_64& rng) {
-  const std::string& kind = p.kind;
-  if (kind == "uniform") return std::uniform_real_distribution<float>(-1.0f, 1.0f)(rng);
-  if (kind == "normal") return std::normal_distribution<float>(0.0f, 1.0f)(rng);
-  if (kind == "sparse") {
+  const Kind kind = p.kind;
+  if (kind == Kind::uniform) return std::uniform_real_distribution<float>(-1.0f, 1.0f)(rng);
+  if (kind == Kind::normal) return std::normal_distribution<float>(0.0f, 1.0f)(rng);
+  if (kind == Kind::sparse) {
     if (!std::bernoulli_distribution(0.1)(rng)) return 0.0;
     return std::uniform_real_distribution<float>(-1.0f, 1.0f)(rng);
   }
-  if (kind == "large") return std::uniform_real_distribution<float>(-1e4f, 1e4f)(rng);
-  if (kind == "tiny") return std::uniform_real_distribution<float>(-1e-4f, 1e-4f)(rng);
-  if (kind == "zeros") return 0.0;
-  if (kind == "ones") return 1.0;
-  if (kind == "extremes") return i % 2 ? -kFloatExtreme : kFloatExtreme;
-  if (kind == "checkerboard") return checkerboard_sign(p, i);
-  if (kind == "mixed") {
+  if (kind == Kind::large) return std::uniform_real_distribution<float>(-1e4f, 1e4f)(rng);
+  if (kind == Kind::tiny) return std::uniform_real_distribution<float>(-1e-4f, 1e-4f)(rng);
+  if (kind == Kind::zeros) return 0.0;
+  if (kind == Kind::ones) return 1.0;
+  if (kind == Kind::extremes) return i % 2 ? -kFloatExtreme : kFloatExtreme;
+  if (kind == Kind::checkerboard) return checkerboard_sign(p, i);
+  if (kind == Kind::mixed) {
     // Magnitudes from 1e-3 to 1e4 side by side, either sign: an error on the large elements must not hide.
     const double magnitude = std::pow(10.0, std::uniform_real_distribution<double>(-3.0, 4.0)(rng));
     return std::bernoulli_distribution(0.5)(rng) ? -magnitude : magnitude;
   }
-  if (kind == "subnormal") {
+  if (kind == Kind::subnormal) {
     // A quarter subnormal (of the tensor's dtype), some -0.0, the rest normal(0, 1).
     const double draw = std::uniform_real_distribution<double>(0.0, 1.0)(rng);
     if (draw < 0.25) {
@@ -85,7 +96,7 @@ double float_value(const Pattern& p, int64_t i, int64_t count, const FloatRange&
     if (draw < 0.3) return -0.0;
     return std::normal_distribution<double>(0.0, 1.0)(rng);
   }
-  if (kind == "nonfinite") {
+  if (kind == Kind::nonfinite) {
     // About one element in 64 NaN, +Inf, -Inf or -0.0; the rest normal(0, 1).
     if (std::bernoulli_distribution(1.0 / 64)(rng)) {
       const double specials[] = {std::nan(""), HUGE_VAL, -HUGE_VAL, -0.0};
@@ -93,14 +104,14 @@ double float_value(const Pattern& p, int64_t i, int64_t count, const FloatRange&
     }
     return std::normal_distribution<double>(0.0, 1.0)(rng);
   }
-  if (kind == "outliers") {
+  if (kind == Kind::outliers) {
     // normal(0, 1), about one element in 256 times range.outlier: values 2^30 (2^12 in f16) above their neighbours
     // in the same rows and columns, where a kernel that shares one scale among many values (a block-scaled
     // product) would keep too few bits of the small ones.
     const double value = std::normal_distribution<double>(0.0, 1.0)(rng);
     return std::bernoulli_distribution(1.0 / 256)(rng) ? value * range.outlier : value;
   }
-  if (kind == "signed_zeros") {
+  if (kind == Kind::signed_zeros) {
     // +0.0 and -0.0 side by side, about one element in four a negative number: the largest of a row is a zero
     // of either sign, which compare equal (an argmax must take the first of them, whatever its sign).
     if (std::bernoulli_distribution(0.25)(rng)) return -std::uniform_real_distribution<double>(0.0625, 1.0)(rng);
@@ -116,27 +127,27 @@ double float_value(const Pattern& p, int64_t i, int64_t count, const FloatRange&
 
 // Integers: small values, the whole range, the dtype's extremes; negatives only where the dtype has them.
 double integer_value(const Pattern& p, int64_t i, int64_t count, double low, double high, std::mt19937_64& rng) {
-  const std::string& kind = p.kind;
+  const Kind kind = p.kind;
   const double small_low = std::max(low, -100.0);
   auto uniform = [&](double a, double b) {
     return static_cast<double>(std::uniform_int_distribution<int64_t>(static_cast<int64_t>(a), static_cast<int64_t>(b))(rng));
   };
   // The float-only cases (subnormal, nonfinite) hold small integers, as uniform does.
-  if (kind == "uniform" || kind == "subnormal" || kind == "nonfinite" || kind == "outliers")
+  if (kind == Kind::uniform || kind == Kind::subnormal || kind == Kind::nonfinite || kind == Kind::outliers)
     return uniform(small_low, std::min(high, 100.0));
-  if (kind == "signed_zeros") return low < 0 && std::bernoulli_distribution(0.25)(rng) ? uniform(std::max(low, -100.0), -1) : 0.0;
-  if (kind == "normal") return std::clamp(std::round(std::normal_distribution<double>(0.0, 30.0)(rng)), low, high);
-  if (kind == "sparse") {
+  if (kind == Kind::signed_zeros) return low < 0 && std::bernoulli_distribution(0.25)(rng) ? uniform(std::max(low, -100.0), -1) : 0.0;
+  if (kind == Kind::normal) return std::clamp(std::round(std::normal_distribution<double>(0.0, 30.0)(rng)), low, high);
+  if (kind == Kind::sparse) {
     if (!std::bernoulli_distribution(0.1)(rng)) return 0.0;
     return uniform(small_low, std::min(high, 100.0));
   }
-  if (kind == "large") return uniform(low, high);
-  if (kind == "tiny") return uniform(std::max(low, -2.0), 2.0);
-  if (kind == "zeros") return 0.0;
-  if (kind == "ones") return 1.0;
-  if (kind == "extremes") return i % 2 ? low : high;
-  if (kind == "checkerboard") return low < 0 ? checkerboard_sign(p, i) : (checkerboard_sign(p, i) + 1) / 2;
-  if (kind == "mixed") return i % 2 ? uniform(low, high) : uniform(small_low, std::min(high, 100.0));
+  if (kind == Kind::large) return uniform(low, high);
+  if (kind == Kind::tiny) return uniform(std::max(low, -2.0), 2.0);
+  if (kind == Kind::zeros) return 0.0;
+  if (kind == Kind::ones) return 1.0;
+  if (kind == Kind::extremes) return i % 2 ? low : high;
+  if (kind == Kind::checkerboard) return low < 0 ? checkerboard_sign(p, i) : (checkerboard_sign(p, i) + 1) / 2;
+  if (kind == Kind::mixed) return i % 2 ? uniform(low, high) : uniform(small_low, std::min(high, 100.0));
   // ramp: distinct where the range allows, wrapped into it.
   const double span = high - low + 1;
   const double offset = static_cast<double>(low < 0 ? i - count / 2 : i);
@@ -145,18 +156,18 @@ double integer_value(const Pattern& p, int64_t i, int64_t count, double low, dou
 
 // An INDEX input: every value a valid index below `bound`.
 double index_value(const Pattern& p, int64_t i, int64_t bound, std::mt19937_64& rng) {
-  const std::string& kind = p.kind;
+  const Kind kind = p.kind;
   auto uniform = [&] { return static_cast<double>(std::uniform_int_distribution<int64_t>(0, bound - 1)(rng)); };
-  if (kind == "sparse") {
+  if (kind == Kind::sparse) {
     if (!std::bernoulli_distribution(0.1)(rng)) return 0.0;
     return uniform();
   }
-  if (kind == "zeros") return 0.0;
-  if (kind == "ones") return std::min<int64_t>(1, bound - 1);
-  if (kind == "extremes") return i % 2 ? 0.0 : static_cast<double>(bound - 1);
-  if (kind == "checkerboard") return checkerboard_sign(p, i) > 0 ? 0.0 : static_cast<double>(bound - 1);
-  if (kind == "ramp") return static_cast<double>(i % bound);
-  if (kind == "tiny") return static_cast<double>(std::min<int64_t>(std::uniform_int_distribution<int>(0, 1)(rng), bound - 1));
+  if (kind == Kind::zeros) return 0.0;
+  if (kind == Kind::ones) return std::min<int64_t>(1, bound - 1);
+  if (kind == Kind::extremes) return i % 2 ? 0.0 : static_cast<double>(bound - 1);
+  if (kind == Kind::checkerboard) return checkerboard_sign(p, i) > 0 ? 0.0 : static_cast<double>(bound - 1);
+  if (kind == Kind::ramp) return static_cast<double>(i % bound);
+  if (kind == Kind::tiny) return static_cast<double>(std::min<int64_t>(std::uniform_int_distribution<int>(0, 1)(rng), bound - 1));
   return uniform();
 }
 
@@ -171,7 +182,7 @@ constexpr int64_t kFillChunk = int64_t{1} << 20;
 HostTensor fill(const std::string& kind, const TensorSpec& tensor, const DimValues& dims, std::mt19937_64& rng) {
   HostTensor values(tensor.dtype, tensor.shape_at(dims));
   const int64_t count = values.elements();
-  const Pattern pattern{kind, values.shape.back(),
+  const Pattern pattern{kind_of(kind), values.shape.back(),
                         values.shape.size() >= 2 ? values.shape[values.shape.size() - 2] : int64_t{1}};
   const bool is_float = dtype_info(tensor.dtype).kind == DTypeKind::Float;
   const FloatRange range = float_range(tensor.dtype);
