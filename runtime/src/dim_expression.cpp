@@ -58,7 +58,7 @@ std::string escaped(std::string_view text, size_t longest = 200) {
   return out;
 }
 
-std::string quoted(std::string_view text, char mark = '`', size_t longest = 200) {
+std::string quoted_piece(std::string_view text, char mark = '`', size_t longest = 200) {
   std::string out(1, mark);
   out.append(escaped(text, longest));
   out.push_back(mark);
@@ -130,7 +130,7 @@ class DimExpression::Parser {
   }
 
   [[noreturn]] void fail(const std::string& reason, size_t at) const {
-    throw std::invalid_argument(quoted(text_) + " at character " + std::to_string(at + 1) + ": " + reason);
+    throw std::invalid_argument(quoted_piece(text_) + " at character " + std::to_string(at + 1) + ": " + reason);
   }
 
  private:
@@ -156,7 +156,7 @@ class DimExpression::Parser {
       const auto* single = std::find_if(std::begin(kSingles), std::end(kSingles),
                                         [c](const auto& entry) { return entry.first == c; });
       if (single == std::end(kSingles)) {
-        fail("unexpected character " + quoted(std::string_view(&c, 1), '\'') +
+        fail("unexpected character " + quoted_piece(std::string_view(&c, 1), '\'') +
                  " (expressions hold numbers, dim names, + - * / %, parentheses, min(a, b) and max(a, b))",
              at);
       }
@@ -175,12 +175,12 @@ class DimExpression::Parser {
     if (end < text_.size() && is_name_char(text_[end])) {
       size_t name_end = end;
       while (name_end < text_.size() && is_name_char(text_[name_end])) ++name_end;
-      fail("a number runs into a name in " + quoted(text_.substr(begin, name_end - begin), '\'', 60) +
+      fail("a number runs into a name in " + quoted_piece(text_.substr(begin, name_end - begin), '\'', 60) +
                "; put an operator between them",
            begin);
     }
     if (too_large) {
-      fail("the number " + quoted(text_.substr(begin, end - begin), '\'', 60) +
+      fail("the number " + quoted_piece(text_.substr(begin, end - begin), '\'', 60) +
                " is above the int64 maximum " + std::to_string(std::numeric_limits<int64_t>::max()),
            begin);
     }
@@ -189,7 +189,7 @@ class DimExpression::Parser {
 
   std::string found() const {
     if (token_.kind == TokenKind::kEnd) return "the end of the expression";
-    return quoted(text_.substr(token_.begin, token_.end - token_.begin), '\'', 60);
+    return quoted_piece(text_.substr(token_.begin, token_.end - token_.begin), '\'', 60);
   }
 
   void sum() {
@@ -251,7 +251,7 @@ class DimExpression::Parser {
     std::string expected = kOperand;
     if (has_previous_) {
       expected +=
-          " after " + quoted(text_.substr(previous_.begin, previous_.end - previous_.begin), '\'', 60);
+          " after " + quoted_piece(text_.substr(previous_.begin, previous_.end - previous_.begin), '\'', 60);
     }
     fail("expected " + expected + ", found " + found(), token.begin);
   }
@@ -269,7 +269,7 @@ class DimExpression::Parser {
         if (!known.empty()) known.append(", ");
         known.append(each);
       }
-      fail("unknown name " + quoted(word, '\'', 60) + " " +
+      fail("unknown name " + quoted_piece(word, '\'', 60) + " " +
                (dims_.empty() ? "(the op has no dims)" : "(the op's dims: " + escaped(known) + ")"),
            token.begin);
     }
@@ -337,13 +337,13 @@ DimExpression DimExpression::parse(std::string_view text, std::span<const std::s
 
 int64_t DimExpression::evaluate(std::span<const int64_t> values) const {
   if (values.size() != dims_.size()) {
-    throw std::invalid_argument(quoted(text_) + " takes " + std::to_string(dims_.size()) +
+    throw std::invalid_argument(quoted_piece(text_) + " takes " + std::to_string(dims_.size()) +
                                 " dim values, one per dim, got " + std::to_string(values.size()));
   }
   const auto fail = [&](const std::string& reason) {
     throw std::domain_error(described(values) + ": " + reason);
   };
-  const auto piece = [&](uint32_t begin, uint32_t end) { return quoted(text_.substr(begin, end - begin)); };
+  const auto piece = [&](uint32_t begin, uint32_t end) { return quoted_piece(text_.substr(begin, end - begin)); };
   std::vector<int64_t> stack;
   stack.reserve(steps_.size());
   for (size_t i = 0; i < steps_.size(); ++i) {
@@ -416,7 +416,7 @@ const std::string& DimExpression::text() const {
 }
 
 std::string DimExpression::described(std::span<const int64_t> values) const {
-  std::string out = quoted(text_);
+  std::string out = quoted_piece(text_);
   for (size_t i = 0, listed = 0; i < dims_.size() && i < values.size(); ++i) {
     const bool used = std::any_of(steps_.begin(), steps_.end(), [i](const Step& step) {
       return step.kind == Step::Kind::kDim && step.value == static_cast<int64_t>(i);
@@ -456,7 +456,7 @@ GridExpression GridExpression::parse(std::string_view text, std::span<const std:
   }
   if (found.size() != 3) {
     throw std::invalid_argument("expected three expressions (x y z), found " + std::to_string(found.size()) +
-                                (found.empty() ? "" : " in " + quoted(text)));
+                                (found.empty() ? "" : " in " + quoted_piece(text)));
   }
   return GridExpression({found[0], found[1], found[2]});
 }

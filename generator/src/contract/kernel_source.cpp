@@ -41,7 +41,7 @@ size_t after_marker(const std::string& line) {
 }
 
 // The offending line as quoted in an error: a runaway line is cut, so the message stays readable.
-std::string quoted(const std::string& line) {
+std::string quoted_line(const std::string& line) {
   constexpr size_t kLongest = 200;
   return "`" + (line.size() <= kLongest ? line : line.substr(0, kLongest) + "...") + "`";
 }
@@ -69,7 +69,7 @@ std::optional<GridExpression> parse_dispatch_line(const std::string& source, std
     try {
       found = GridExpression::parse(std::string_view(line).substr(rest), dims);
     } catch (const std::invalid_argument& problem) {
-      *error = "line " + std::to_string(number) + ": " + problem.what() + "; expected " + form + ", got " + quoted(line);
+      *error = "line " + std::to_string(number) + ": " + problem.what() + "; expected " + form + ", got " + quoted_line(line);
       return std::nullopt;
     }
     if (!dims.empty()) continue;

@@ -10,18 +10,13 @@
 #include <stdexcept>
 
 #include "kernelgen/store/record.hpp"
+#include "kernelgen/report/format_number.hpp"
 
 namespace kernelgen {
 
 using nlohmann::json;
 
 namespace {
-
-std::string format(const char* pattern, double value) {
-  char text[64];
-  std::snprintf(text, sizeof text, pattern, value);
-  return text;
-}
 
 std::string pad(std::string text, size_t width) {
   if (text.size() < width) text.append(width - text.size(), ' ');
@@ -70,7 +65,7 @@ std::string list_records(const std::filesystem::path& log_dir, const std::string
   for (const json& row : list_summary(log_dir, status, op))
     text += pad(row["file"], 72) + " " + pad(row["verdict_status"], 20) + " " + pad(row["author"], 28) +
             " round " + std::to_string(row["round"].get<int>()) +
-            (row["median_us"].is_number() ? format("  %.1f us", row["median_us"].get<double>()) : "") + "\n";
+            (row["median_us"].is_number() ? format_number("  %.1f us", row["median_us"].get<double>()) : "") + "\n";
   return text.empty() ? no_records(log_dir) : text;
 }
 
@@ -99,9 +94,9 @@ std::string lineage_line(const json& entry) {
   if (const int round = entry["optimisation_round"]; round > 0)
     line += " (optimisation " + std::to_string(round) + ")";
   line += "  " + entry["verdict_status"].get<std::string>();
-  if (entry["median_us"].is_number()) line += format("  %.1f us", entry["median_us"].get<double>());
+  if (entry["median_us"].is_number()) line += format_number("  %.1f us", entry["median_us"].get<double>());
   if (entry["speedup_over_parent"].is_number())
-    line += format("  %.2fx its parent", entry["speedup_over_parent"].get<double>());
+    line += format_number("  %.2fx its parent", entry["speedup_over_parent"].get<double>());
   if (entry["idea"].is_string()) line += "\n      idea: " + entry["idea"].get<std::string>();
   return line + "\n";
 }
@@ -255,7 +250,7 @@ std::string rounds_text(const json& row) {
 std::string report_records(const std::filesystem::path& log_dir) {
   const json summary = report_summary(log_dir);
   if (summary.empty()) return no_records(log_dir);
-  const auto time = [](const json& us) { return us.is_number() ? format("%.1f us", us.get<double>()) : "-"; };
+  const auto time = [](const json& us) { return us.is_number() ? format_number("%.1f us", us.get<double>()) : "-"; };
   // The op and model columns are as wide as their longest entry (at least the 14 and 28 of short names).
   size_t op_width = 14, model_width = 28;
   for (const json& row : summary) {
@@ -269,17 +264,17 @@ std::string report_records(const std::filesystem::path& log_dir) {
     const int candidates = row["candidates"], accepted = row["accepted"];
     text += pad(row["op"], op_width) + pad(row["model"], model_width) + pad(std::to_string(candidates), 12) +
             pad(std::to_string(accepted), 10) +
-            pad(candidates ? format("%.0f%%", 100.0 * accepted / candidates) : "-", 8) +
+            pad(candidates ? format_number("%.0f%%", 100.0 * accepted / candidates) : "-", 8) +
             pad(rounds_text(row), 8) + pad(time(row["first_correct_us"]), 13) +
             pad(time(row["best_us"]), 13) +
-            pad(row["speedup"].is_number() ? format("%.2fx", row["speedup"].get<double>()) : "-", 9) +
+            pad(row["speedup"].is_number() ? format_number("%.2fx", row["speedup"].get<double>()) : "-", 9) +
             pad(row["fraction_of_peak"].is_number()
-                    ? format("%.1f%%", 100 * row["fraction_of_peak"].get<double>()) +
+                    ? format_number("%.1f%%", 100 * row["fraction_of_peak"].get<double>()) +
                           (beyond_peaks(row) ? "!" : "")
                     : "-",
                 8) +
             pad(std::to_string(row["tokens"].get<int64_t>()), 10) +
-            (row["cost_usd"].is_number() ? format("$%.4f", row["cost_usd"].get<double>()) : "unknown") + "\n";
+            (row["cost_usd"].is_number() ? format_number("$%.4f", row["cost_usd"].get<double>()) : "unknown") + "\n";
   }
   // Kernels validated with less than the full protocol (validation/protocol.hpp), as the build accepted.
   for (const json& row : summary)
@@ -290,7 +285,7 @@ std::string report_records(const std::filesystem::path& log_dir) {
   for (const json& row : summary)
     if (beyond_peaks(row))
       text += "! " + row["op"].get<std::string>() + ": its best time is " +
-              format("%.0f%%", 100 * row["fraction_of_peak"].get<double>()) +
+              format_number("%.0f%%", 100 * row["fraction_of_peak"].get<double>()) +
               " of the device's measured peaks: faster than the device can be; does the kernel skip work, or do "
               "BYTES or FLOPS overstate it?\n";
   return text;

@@ -11,6 +11,7 @@
 #include "kernelgen/report/markup.hpp"
 #include "kernelgen/report/roofline_svg.hpp"
 #include "kernelgen/store/record.hpp"
+#include "kernelgen/report/format_number.hpp"
 
 namespace kernelgen {
 
@@ -33,15 +34,9 @@ td.rejected { color: #c0392b; font-weight: bold; }
 svg.roofline { max-width: 100%; height: auto; border: 1px solid #eee; }
 )";
 
-std::string format(const char* pattern, double value) {
-  char text[64];
-  std::snprintf(text, sizeof text, pattern, value);
-  return text;
-}
-
 // A number of the summary in `pattern`, or "-" where it is missing (null) or, for rates, zero.
 std::string figure(const json& value, const char* pattern, double scale = 1) {
-  return value.is_number() && value.get<double>() != 0 ? format(pattern, value.get<double>() * scale) : "-";
+  return value.is_number() && value.get<double>() != 0 ? format_number(pattern, value.get<double>() * scale) : "-";
 }
 
 // A rate with three significant figures at most, and at least one decimal above 1: 233, 4.9, 0.012 (lavapipe
@@ -49,7 +44,7 @@ std::string figure(const json& value, const char* pattern, double scale = 1) {
 std::string rate(const json& value, const char* unit = "") {
   if (!value.is_number() || value.get<double>() == 0) return "-";
   const double v = value.get<double>();
-  return format(v >= 100 ? "%.0f" : v >= 1 ? "%.1f" : "%.2g", v) + unit;
+  return format_number(v >= 100 ? "%.0f" : v >= 1 ? "%.1f" : "%.2g", v) + unit;
 }
 
 std::string cell(const std::string& text, const char* css_class = nullptr, const std::string& title = "") {
@@ -80,7 +75,7 @@ std::string table(const json& summary) {
         cell(std::to_string(row["accepted"].get<int>()) + "/" + std::to_string(row["candidates"].get<int>()),
              "number", "correct candidates of all") +
         cell(rounds_text(row), "number") + cell(std::to_string(row["tokens"].get<int64_t>()), "number") +
-        cell(row["cost_usd"].is_number() ? format("$%.4f", row["cost_usd"].get<double>()) : "unknown",
+        cell(row["cost_usd"].is_number() ? format_number("$%.4f", row["cost_usd"].get<double>()) : "unknown",
              "number") +
         cell(figure(row["best_us"], "%.1f us"), "number", dims.empty() ? "" : "timed at " + dims) +
         cell(rate(row["gbytes_per_second"]), "number") + cell(rate(row["gflops"]), "number") +

@@ -6,6 +6,7 @@
 #include <numbers>
 
 #include "kernelgen/report/markup.hpp"
+#include "kernelgen/report/format_number.hpp"
 
 namespace kernelgen {
 
@@ -16,14 +17,8 @@ constexpr double kWidth = 960, kHeight = 600, kLeft = 80, kRight = 30, kTop = 30
 constexpr double kPlotWidth = kWidth - kLeft - kRight, kPlotHeight = kHeight - kTop - kBottom;
 constexpr double kLabelHeight = 12, kCharWidth = 7;  // of the 12 px labels, roughly
 
-std::string format(const char* pattern, double value) {
-  char text[64];
-  std::snprintf(text, sizeof text, pattern, value);
-  return text;
-}
-
 std::string px(double value) {
-  return format("%.1f", value);
+  return format_number("%.1f", value);
 }
 
 int decade(double value) {
@@ -35,7 +30,7 @@ bool positive(double value) {
 }
 
 std::string decade_label(int exponent) {
-  if (exponent >= -3 && exponent <= 4) return format("%g", std::pow(10.0, exponent));
+  if (exponent >= -3 && exponent <= 4) return format_number("%g", std::pow(10.0, exponent));
   return "1e" + std::to_string(exponent);
 }
 
@@ -92,10 +87,10 @@ std::string roof(const RooflineChart& chart, const Scale& scale) {
   const double angle =
       -std::atan2(scale.y(at) - scale.y(at * 10), scale.x(at * 10) - scale.x(at)) * 180 / std::numbers::pi;
   svg += "<text class=\"ceiling-label\" fill=\"#c0392b\" transform=\"translate(" + px(scale.x(at)) + " " +
-         px(scale.y(peaks.gbytes_per_second * at) - 8) + ") rotate(" + format("%.1f", angle) +
-         ")\">copy bandwidth " + format("%.1f", peaks.gbytes_per_second) + " GB/s</text>\n";
+         px(scale.y(peaks.gbytes_per_second * at) - 8) + ") rotate(" + format_number("%.1f", angle) +
+         ")\">copy bandwidth " + format_number("%.1f", peaks.gbytes_per_second) + " GB/s</text>\n";
   svg += "<text class=\"ceiling-label\" fill=\"#c0392b\" x=\"" + px(kLeft + kPlotWidth - 8) + "\" y=\"" +
-         px(scale.y(peaks.gflops) - 8) + "\" text-anchor=\"end\">f32 FMA " + format("%.1f", peaks.gflops) +
+         px(scale.y(peaks.gflops) - 8) + "\" text-anchor=\"end\">f32 FMA " + format_number("%.1f", peaks.gflops) +
          " GFLOP/s</text>\n";
   return svg;
 }
