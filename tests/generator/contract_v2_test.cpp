@@ -20,6 +20,7 @@
 #include "kernelgen/validation/cases.hpp"
 #include "kernelgen/validation/evaluate.hpp"
 #include "support/rowsum_reference.hpp"
+#include "support/spec_from.hpp"
 
 KERNELGEN_REFERENCE(relu_f16) {
   kernelgen::as_array<Eigen::half>(outputs[0]) =
@@ -61,9 +62,7 @@ using ::testing::HasSubstr;
 
 const std::string kKernels = KERNELGEN_TEST_KERNELS_DIR;
 
-OpSpec spec_from(const char* json) {
-  return parse_op_spec(nlohmann::json::parse(json));
-}
+using test::spec_from;
 
 // rows=1,5,64,333: the one-row edge case, a partial workgroup, exactly one workgroup, and a ragged count.
 OpSpec rowsum_spec() {

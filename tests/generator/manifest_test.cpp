@@ -93,7 +93,7 @@ GeneratedKernel symbolic_kernel(const std::string& spec_hash = "0123456789abcdef
   return kernel;
 }
 
-const std::vector<std::string> kRowsCols{"rows", "cols"};
+const std::vector<std::string> kManifestDimNames{"rows", "cols"};
 
 TEST(Manifest, ASymbolicManifestRoundTripsWithItsDispatchAsExpressionsContract2AndDims) {
   const Manifest m = symbolic_kernel().manifest;
@@ -581,11 +581,11 @@ TEST_F(GeneratedDir, WriteCreatesMissingParents) {
 TEST_F(GeneratedDir, ASymbolicKernelIsCurrentUnderTheOpsDims) {
   const GeneratedKernel symbolic = symbolic_kernel();
   write_generated(dir, symbolic);
-  const StoreCheck check = check_generated(dir, hash, kRowsCols);
+  const StoreCheck check = check_generated(dir, hash, kManifestDimNames);
   EXPECT_EQ(check.state, StoreCheck::State::current) << check.problem;
   ASSERT_TRUE(check.kernel);
   EXPECT_EQ(check.kernel->manifest.dispatch, "(rows + 63) / 64 cols 1");
-  EXPECT_EQ(check.kernel->manifest.dims, kRowsCols);
+  EXPECT_EQ(check.kernel->manifest.dims, kManifestDimNames);
 }
 
 // A constant extent written as an expression (`1024 / 256`) is kept as written, so the build reads the
@@ -600,22 +600,22 @@ TEST_F(GeneratedDir, AConstantExpressionInTheDispatchLineIsKeptAsWrittenAndCurre
   write_generated(dir, constant);
   const json j = json::parse(read_file(dir / "manifest.json"));
   EXPECT_EQ(j.at("kernel").at("dispatch"), json::array({"(rows + 63) / 64", "1024 / 256", 1}));
-  EXPECT_EQ(check_generated(dir, hash, kRowsCols).state, StoreCheck::State::current)
-      << check_generated(dir, hash, kRowsCols).problem;
+  EXPECT_EQ(check_generated(dir, hash, kManifestDimNames).state, StoreCheck::State::current)
+      << check_generated(dir, hash, kManifestDimNames).problem;
 
   constant.manifest.dispatch = "(rows + 63) / 64 4 1";
   write_generated(dir, constant);
-  EXPECT_EQ(check_generated(dir, hash, kRowsCols).state, StoreCheck::State::current) << "4 is 1024 / 256";
+  EXPECT_EQ(check_generated(dir, hash, kManifestDimNames).state, StoreCheck::State::current) << "4 is 1024 / 256";
   constant.manifest.dispatch = "(rows + 63) / 64 5 1";
   write_generated(dir, constant);
-  EXPECT_EQ(check_generated(dir, hash, kRowsCols).state, StoreCheck::State::corrupt);
+  EXPECT_EQ(check_generated(dir, hash, kManifestDimNames).state, StoreCheck::State::corrupt);
 }
 
 TEST_F(GeneratedDir, ASymbolicManifestWhoseDispatchDisagreesWithTheSourceIsCorrupt) {
   GeneratedKernel tampered = symbolic_kernel();
   tampered.manifest.dispatch = "(rows + 31) / 32 cols 1";
   write_generated(dir, tampered);
-  const StoreCheck check = check_generated(dir, hash, kRowsCols);
+  const StoreCheck check = check_generated(dir, hash, kManifestDimNames);
   EXPECT_EQ(check.state, StoreCheck::State::corrupt);
   EXPECT_THAT(check.problem,
               HasSubstr("kernel.dispatch `(rows + 31) / 32 cols 1` disagrees with kernel.comp's "
@@ -628,7 +628,7 @@ TEST_F(GeneratedDir, ADispatchOverANameThatIsNotADimIsCorrupt) {
   json j = to_json(tampered.manifest);
   j["kernel"]["dispatch"] = {"(n + 63) / 64", "cols", 1};
   write_file_atomic(dir / "manifest.json", j.dump());
-  const StoreCheck check = check_generated(dir, hash, kRowsCols);
+  const StoreCheck check = check_generated(dir, hash, kManifestDimNames);
   EXPECT_EQ(check.state, StoreCheck::State::corrupt);
   EXPECT_THAT(check.problem, HasSubstr("kernel.dispatch `(n + 63) / 64 cols 1`"));
   EXPECT_THAT(check.problem, HasSubstr("unknown name 'n'"));
@@ -653,7 +653,7 @@ TEST_F(GeneratedDir, DimsThatDifferUnderAnotherSpecHashAreStaleNotCorrupt) {
 
 TEST_F(GeneratedDir, AStaticKernelCheckedAgainstAnOpWithDimsIsCorrupt) {
   write_generated(dir, kernel);
-  const StoreCheck check = check_generated(dir, hash, kRowsCols);
+  const StoreCheck check = check_generated(dir, hash, kManifestDimNames);
   EXPECT_EQ(check.state, StoreCheck::State::corrupt);
   EXPECT_THAT(check.problem, HasSubstr("kernel.dims"));
 }

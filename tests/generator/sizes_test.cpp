@@ -2,6 +2,7 @@
 // prime below and a prime above each dim's largest DIMS value, every dim = 2 (mod 4), and each dim in turn at k
 // workgroups plus an odd rest, within the memory cap.
 #include "kernelgen/validation/sizes.hpp"
+#include "support/spec_from.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +14,7 @@
 namespace kernelgen {
 namespace {
 
-OpSpec spec_from(const char* text) { return parse_op_spec(nlohmann::json::parse(text)); }
+using test::spec_from;
 
 OpSpec matmul_spec() {
   return spec_from(R"({"name": "matmul", "contract": 2,

@@ -1,6 +1,7 @@
 // The output of a timed run checked against the reference (kernelgen/validation/timed_output.hpp): the whole of
 // it where the reference is quick, a sample of rows where it is slow and the op's rows are independent.
 #include "kernelgen/validation/timed_output.hpp"
+#include "support/spec_from.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -16,7 +17,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-OpSpec spec_from(const char* text) { return parse_op_spec(nlohmann::json::parse(text)); }
+using test::spec_from;
 
 // y[r][c] = 2 x[r][c]: every row on its own.
 OpSpec twice_spec() {

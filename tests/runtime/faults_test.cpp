@@ -23,8 +23,8 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr size_t kCount = 1000;
-constexpr Grid kGrid{(kCount + 63) / 64, 1, 1};
+constexpr size_t kFaultsCount = 1000;
+constexpr Grid kFaultsGrid{(kFaultsCount + 63) / 64, 1, 1};
 
 class FaultsTest : public ::testing::Test {
  protected:
@@ -33,15 +33,15 @@ class FaultsTest : public ::testing::Test {
   Kernel add_one{device, test::spirv_of(test::kAddOne), 2};
 
   Queue& queue() { return DeviceInternals::queue(device); }
-  static std::vector<float> all(float value) { return std::vector<float>(kCount, value); }
+  static std::vector<float> all(float value) { return std::vector<float>(kFaultsCount, value); }
   static void upload(Buffer& buffer, float value) { buffer.upload(std::span<const float>(all(value))); }
 };
 
 TEST_F(FaultsTest, UploadsStagedBeforeAFailedSubmitGoWithTheNextOne) {
-  Buffer a(device, kCount * 4), b(device, kCount * 4);
+  Buffer a(device, kFaultsCount * 4), b(device, kFaultsCount * 4);
   upload(a, 7.0f);
   Sequence sequence(device);
-  sequence.dispatch(add_one, {&a, &b}, kGrid);
+  sequence.dispatch(add_one, {&a, &b}, kFaultsGrid);
   queue().fail_next_submit(VK_ERROR_OUT_OF_DEVICE_MEMORY);
   EXPECT_THROW(sequence.run(), VulkanError);
   sequence.run();
@@ -50,7 +50,7 @@ TEST_F(FaultsTest, UploadsStagedBeforeAFailedSubmitGoWithTheNextOne) {
 }
 
 TEST_F(FaultsTest, ADownloadAfterAFailedFlushSeesTheUpload) {
-  Buffer a(device, kCount * 4);
+  Buffer a(device, kFaultsCount * 4);
   upload(a, 3.0f);
   queue().fail_next_submit(VK_ERROR_OUT_OF_HOST_MEMORY);
   EXPECT_THROW(device.flush_uploads(), VulkanError);
@@ -61,10 +61,10 @@ TEST_F(FaultsTest, ADownloadAfterAFailedFlushSeesTheUpload) {
 // kernel frees the descriptor set naming the buffer, the recording turns stale, and the staged upload into
 // the buffer is dropped rather than left to run into freed memory. The error goes to stderr.
 TEST_F(FaultsTest, ABufferWhoseWaitFailsStillFinishesDying) {
-  Buffer a(device, kCount * 4);
-  std::optional<Buffer> b(std::in_place, device, kCount * 4);
+  Buffer a(device, kFaultsCount * 4);
+  std::optional<Buffer> b(std::in_place, device, kFaultsCount * 4);
   Sequence sequence(device);
-  sequence.dispatch(add_one, {&a, &*b}, kGrid);
+  sequence.dispatch(add_one, {&a, &*b}, kFaultsGrid);
   queue().fail_next_wait(VK_ERROR_DEVICE_LOST);
   Submission submission = sequence.submit();
   upload(*b, 1.0f);

@@ -24,8 +24,8 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr size_t kCount = 256;
-constexpr Grid kGrid{kCount / 64, 1, 1};
+constexpr size_t kLifetimeCount = 256;
+constexpr Grid kLifetimeGrid{kLifetimeCount / 64, 1, 1};
 
 class LifetimeTest : public ::testing::TestWithParam<bool> {
  protected:
@@ -41,12 +41,12 @@ class LifetimeTest : public ::testing::TestWithParam<bool> {
 KERNELGEN_STAGED_AND_MAPPED(LifetimeTest);
 
 TEST_P(LifetimeTest, ARecordingWhoseBufferDiedRefusesToRunUntilReset) {
-  Buffer in(device, kCount * 4);
+  Buffer in(device, kLifetimeCount * 4);
   fill(in, 1.0f);
   Sequence sequence(device, 0);
   {
-    Buffer out(device, kCount * 4);
-    sequence.dispatch(add_one, {&in, &out}, kGrid).run();
+    Buffer out(device, kLifetimeCount * 4);
+    sequence.dispatch(add_one, {&in, &out}, kLifetimeGrid).run();
     EXPECT_EQ(first(out), 2.0f);
   }
   try {
@@ -55,19 +55,19 @@ TEST_P(LifetimeTest, ARecordingWhoseBufferDiedRefusesToRunUntilReset) {
   } catch (const std::logic_error& error) {
     EXPECT_THAT(error.what(), HasSubstr("a Buffer this Sequence recorded was destroyed; reset() it"));
   }
-  Buffer out(device, kCount * 4);
+  Buffer out(device, kLifetimeCount * 4);
   sequence.reset();
-  sequence.dispatch(add_one, {&in, &out}, kGrid).run();
+  sequence.dispatch(add_one, {&in, &out}, kLifetimeGrid).run();
   EXPECT_EQ(first(out), 2.0f);
 }
 
 TEST_P(LifetimeTest, DestroyingABufferARunningSubmissionUsesWaitsForIt) {
   Kernel slow(device, test::spirv_of(test::kSlowAddOne), 2);
-  Buffer in(device, kCount * 4);
+  Buffer in(device, kLifetimeCount * 4);
   fill(in, 5.0f);
   Sequence sequence(device, 0);
-  auto out = std::make_unique<Buffer>(device, kCount * 4);
-  sequence.dispatch(slow, {&in, out.get()}, kGrid);
+  auto out = std::make_unique<Buffer>(device, kLifetimeCount * 4);
+  sequence.dispatch(slow, {&in, out.get()}, kLifetimeGrid);
   Submission submission = sequence.submit();
   if (submission.ready()) GTEST_SKIP() << device.info().name << " finished the slow kernel before the test could act";
   out.reset();
@@ -76,12 +76,12 @@ TEST_P(LifetimeTest, DestroyingABufferARunningSubmissionUsesWaitsForIt) {
 
 TEST_P(LifetimeTest, ADestroyedSequenceWaitsForItsSubmissions) {
   Kernel slow(device, test::spirv_of(test::kSlowAddOne), 2);
-  Buffer in(device, kCount * 4), out(device, kCount * 4);
+  Buffer in(device, kLifetimeCount * 4), out(device, kLifetimeCount * 4);
   fill(in, 5.0f);
   Submission submission;
   {
     Sequence sequence(device, 0);
-    sequence.dispatch(slow, {&in, &out}, kGrid);
+    sequence.dispatch(slow, {&in, &out}, kLifetimeGrid);
     submission = sequence.submit();
   }
   EXPECT_TRUE(submission.ready());
@@ -98,14 +98,14 @@ TEST_P(LifetimeTest, ADefaultSubmissionIsReady) {
 }
 
 TEST_P(LifetimeTest, ASubmissionBecomesReadyAndItsResultsAreThereAfterWait) {
-  Buffer in(device, kCount * 4), out(device, kCount * 4);
+  Buffer in(device, kLifetimeCount * 4), out(device, kLifetimeCount * 4);
   fill(in, 3.0f);
   Sequence sequence(device, 0);
-  sequence.dispatch(add_one, {&in, &out}, kGrid);
+  sequence.dispatch(add_one, {&in, &out}, kLifetimeGrid);
   Submission submission = sequence.submit();
   submission.wait();
   EXPECT_TRUE(submission.ready());
-  EXPECT_EQ(out.download<float>(), std::vector<float>(kCount, 4.0f));
+  EXPECT_EQ(out.download<float>(), std::vector<float>(kLifetimeCount, 4.0f));
 }
 
 // One recording submitted again while earlier submissions of it run: each adds one to the same buffer, so
@@ -117,33 +117,33 @@ layout(set = 0, binding = 0, std430) buffer Values { float values[]; };
 void main() { values[gl_GlobalInvocationID.x] += 1.0; }
 )");
   Kernel kernel(device, add_in_place, 1);
-  Buffer values(device, kCount * 4);
+  Buffer values(device, kLifetimeCount * 4);
   fill(values, 0.0f);
   Sequence sequence(device, 0);
-  sequence.dispatch(kernel, {&values}, kGrid);
+  sequence.dispatch(kernel, {&values}, kLifetimeGrid);
   std::vector<Submission> in_flight;
   for (int i = 0; i < 20; ++i) in_flight.push_back(sequence.submit());
   for (Submission& submission : in_flight) submission.wait();
-  EXPECT_EQ(values.download<float>(), std::vector<float>(kCount, 20.0f));
+  EXPECT_EQ(values.download<float>(), std::vector<float>(kLifetimeCount, 20.0f));
 }
 
 TEST_P(LifetimeTest, IndependentDispatchesShareNoBarrierAndDependentOnesGetOne) {
-  Buffer a(device, kCount * 4), b(device, kCount * 4), c(device, kCount * 4), d(device, kCount * 4);
+  Buffer a(device, kLifetimeCount * 4), b(device, kLifetimeCount * 4), c(device, kLifetimeCount * 4), d(device, kLifetimeCount * 4);
   fill(a, 1.0f);
   fill(c, 10.0f);
   Sequence independent(device, 0);
-  independent.dispatch(add_one, {&a, &b}, kGrid).dispatch(add_one, {&c, &d}, kGrid);
+  independent.dispatch(add_one, {&a, &b}, kLifetimeGrid).dispatch(add_one, {&c, &d}, kLifetimeGrid);
   EXPECT_EQ(independent.barrier_count(), 0u);
   independent.run();
   EXPECT_EQ(first(b), 2.0f);
   EXPECT_EQ(first(d), 11.0f);
 
   Sequence two_readers(device, 0);
-  two_readers.dispatch(add_one, {&a, &b}, kGrid).dispatch(add_one, {&a, &d}, kGrid);
+  two_readers.dispatch(add_one, {&a, &b}, kLifetimeGrid).dispatch(add_one, {&a, &d}, kLifetimeGrid);
   EXPECT_EQ(two_readers.barrier_count(), 0u) << "reading one buffer twice needs no barrier";
 
   Sequence chain(device, 0);  // read after write, then write after read
-  chain.dispatch(add_one, {&a, &b}, kGrid).dispatch(add_one, {&b, &c}, kGrid).dispatch(add_one, {&d, &b}, kGrid);
+  chain.dispatch(add_one, {&a, &b}, kLifetimeGrid).dispatch(add_one, {&b, &c}, kLifetimeGrid).dispatch(add_one, {&d, &b}, kLifetimeGrid);
   EXPECT_EQ(chain.barrier_count(), 2u);
   chain.run();
   EXPECT_EQ(first(c), 3.0f);
@@ -151,14 +151,14 @@ TEST_P(LifetimeTest, IndependentDispatchesShareNoBarrierAndDependentOnesGetOne) 
 }
 
 TEST_P(LifetimeTest, AnUploadIsSeenByTheNextSubmissionAndADownloadWithoutOne) {
-  Buffer in(device, kCount * 4), out(device, kCount * 4);
+  Buffer in(device, kLifetimeCount * 4), out(device, kLifetimeCount * 4);
   fill(in, 7.0f);
-  EXPECT_EQ(in.download<float>(), std::vector<float>(kCount, 7.0f)) << "no submission in between";
+  EXPECT_EQ(in.download<float>(), std::vector<float>(kLifetimeCount, 7.0f)) << "no submission in between";
   fill(in, 8.0f);
   fill(in, 9.0f);  // the later upload of the same range wins
   Sequence sequence(device, 0);
-  sequence.dispatch(add_one, {&in, &out}, kGrid).run();
-  EXPECT_EQ(out.download<float>(), std::vector<float>(kCount, 10.0f));
+  sequence.dispatch(add_one, {&in, &out}, kLifetimeGrid).run();
+  EXPECT_EQ(out.download<float>(), std::vector<float>(kLifetimeCount, 10.0f));
 }
 
 TEST_P(LifetimeTest, TransfersLargerThanTheStagingMemoryGoInPieces) {
@@ -171,15 +171,15 @@ TEST_P(LifetimeTest, TransfersLargerThanTheStagingMemoryGoInPieces) {
 }
 
 TEST_P(LifetimeTest, ABufferDestroyedWithItsUploadStillWaitingIsHarmless) {
-  Buffer kept(device, kCount * 4);
+  Buffer kept(device, kLifetimeCount * 4);
   fill(kept, 4.0f);
   {
-    Buffer dropped(device, kCount * 4);
+    Buffer dropped(device, kLifetimeCount * 4);
     fill(dropped, 1.0f);
   }
-  Buffer out(device, kCount * 4);
+  Buffer out(device, kLifetimeCount * 4);
   Sequence sequence(device, 0);
-  sequence.dispatch(add_one, {&kept, &out}, kGrid).run();
+  sequence.dispatch(add_one, {&kept, &out}, kLifetimeGrid).run();
   EXPECT_EQ(first(out), 5.0f);
 }
 
@@ -215,7 +215,7 @@ TEST_P(LifetimeTest, RandomOrdersOfCreatingUsingAndDestroyingStayCorrect) {
     if (action <= 1 || buffers.size() < 2) {
       wait_all();
       const float value = static_cast<float>(step);
-      buffers.push_back({std::make_unique<Buffer>(device, kCount * 4), value});
+      buffers.push_back({std::make_unique<Buffer>(device, kLifetimeCount * 4), value});
       fill(*buffers.back().buffer, value);
     } else if (action == 2) {
       buffers.erase(buffers.begin() + static_cast<std::ptrdiff_t>(pick(buffers.size())));
@@ -227,7 +227,7 @@ TEST_P(LifetimeTest, RandomOrdersOfCreatingUsingAndDestroyingStayCorrect) {
       auto sequence = std::make_unique<Sequence>(device, 0);
       const int dispatches = std::uniform_int_distribution<int>(1, 3)(random);
       for (int i = 0; i < dispatches; ++i) {
-        sequence->dispatch(add_one, {buffers[in].buffer.get(), buffers[out].buffer.get()}, kGrid);
+        sequence->dispatch(add_one, {buffers[in].buffer.get(), buffers[out].buffer.get()}, kLifetimeGrid);
         buffers[out].value = buffers[in].value + 1;
       }
       in_flight.push_back(sequence->submit());
@@ -248,12 +248,12 @@ TEST_P(LifetimeTest, RandomOrdersOfCreatingUsingAndDestroyingStayCorrect) {
     } else {
       wait_all();
       const Tracked& checked = buffers[pick(buffers.size())];
-      ASSERT_EQ(checked.buffer->download<float>(), std::vector<float>(kCount, checked.value)) << "step " << step;
+      ASSERT_EQ(checked.buffer->download<float>(), std::vector<float>(kLifetimeCount, checked.value)) << "step " << step;
     }
   }
   wait_all();
   for (const Tracked& checked : buffers)
-    EXPECT_EQ(checked.buffer->download<float>(), std::vector<float>(kCount, checked.value));
+    EXPECT_EQ(checked.buffer->download<float>(), std::vector<float>(kLifetimeCount, checked.value));
   EXPECT_EQ(device.take_validation_errors(), std::vector<std::string>{});
 }
 

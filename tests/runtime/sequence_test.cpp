@@ -19,19 +19,19 @@
 namespace kernelgen {
 namespace {
 
-constexpr size_t kCount = 1000;  // not a multiple of the workgroup size: the shader's bounds check matters
-constexpr Grid kGrid{(kCount + 63) / 64, 1, 1};
+constexpr size_t kSequenceCount = 1000;  // not a multiple of the workgroup size: the shader's bounds check matters
+constexpr Grid kSequenceGrid{(kSequenceCount + 63) / 64, 1, 1};
 
 class SequenceTest : public ::testing::Test {
  protected:
   Device device;
   Kernel add_one{device, test::spirv_of(test::kAddOne), 2};
-  Buffer a{device, kCount * 4}, b{device, kCount * 4}, c{device, kCount * 4};
+  Buffer a{device, kSequenceCount * 4}, b{device, kSequenceCount * 4}, c{device, kSequenceCount * 4};
 
   void upload(Buffer& buffer, float value) {
-    buffer.upload(std::span<const float>(std::vector<float>(kCount, value)));
+    buffer.upload(std::span<const float>(std::vector<float>(kSequenceCount, value)));
   }
-  static std::vector<float> all(float value) { return std::vector<float>(kCount, value); }
+  static std::vector<float> all(float value) { return std::vector<float>(kSequenceCount, value); }
 };
 
 TEST_F(SequenceTest, ASecondDispatchSeesTheFirstOnesOutputInOneSubmit) {
@@ -39,7 +39,7 @@ TEST_F(SequenceTest, ASecondDispatchSeesTheFirstOnesOutputInOneSubmit) {
   upload(b, -100.0f);
   upload(c, -100.0f);
   Sequence sequence(device);
-  sequence.dispatch(add_one, {&a, &b}, kGrid).dispatch(add_one, {&b, &c}, kGrid);
+  sequence.dispatch(add_one, {&a, &b}, kSequenceGrid).dispatch(add_one, {&b, &c}, kSequenceGrid);
   sequence.run();
   EXPECT_EQ(b.download<float>(), all(2.0f));
   EXPECT_EQ(c.download<float>(), all(3.0f));
@@ -48,7 +48,7 @@ TEST_F(SequenceTest, ASecondDispatchSeesTheFirstOnesOutputInOneSubmit) {
 TEST_F(SequenceTest, ResubmittingRunsTheRecordingAgainOnTheBuffersCurrentContents) {
   upload(a, 1.0f);
   Sequence sequence(device);
-  sequence.dispatch(add_one, {&a, &b}, kGrid).dispatch(add_one, {&b, &c}, kGrid);
+  sequence.dispatch(add_one, {&a, &b}, kSequenceGrid).dispatch(add_one, {&b, &c}, kSequenceGrid);
   sequence.run();
   EXPECT_EQ(c.download<float>(), all(3.0f));
   upload(a, 10.0f);
@@ -59,18 +59,18 @@ TEST_F(SequenceTest, ResubmittingRunsTheRecordingAgainOnTheBuffersCurrentContent
 TEST_F(SequenceTest, RecordingMoreAfterASubmitNeedsAReset) {
   upload(a, 1.0f);
   Sequence sequence(device);
-  sequence.dispatch(add_one, {&a, &b}, kGrid).run();
-  EXPECT_THROW(sequence.dispatch(add_one, {&b, &c}, kGrid), std::logic_error);
+  sequence.dispatch(add_one, {&a, &b}, kSequenceGrid).run();
+  EXPECT_THROW(sequence.dispatch(add_one, {&b, &c}, kSequenceGrid), std::logic_error);
   sequence.reset();
   upload(c, 0.0f);
-  sequence.dispatch(add_one, {&a, &c}, kGrid).run();
+  sequence.dispatch(add_one, {&a, &c}, kSequenceGrid).run();
   EXPECT_EQ(c.download<float>(), all(2.0f));
 }
 
 TEST_F(SequenceTest, FillWritesTheWordOverTheWholeBufferBeforeTheNextDispatch) {
   upload(a, 0.0f);
   Sequence sequence(device);
-  sequence.fill(a, std::bit_cast<uint32_t>(4.0f)).dispatch(add_one, {&a, &b}, kGrid).run();
+  sequence.fill(a, std::bit_cast<uint32_t>(4.0f)).dispatch(add_one, {&a, &b}, kSequenceGrid).run();
   EXPECT_EQ(a.download<float>(), all(4.0f));
   EXPECT_EQ(b.download<float>(), all(5.0f));
 }
@@ -84,7 +84,7 @@ TEST_F(SequenceTest, CopyWritesTheSourcesFirstBytesOverTheWholeTargetBeforeTheNe
   upload(a, 0.0f);
   upload(c, 3.0f);
   Sequence sequence(device);
-  sequence.copy(from, to).copy(c, a).dispatch(add_one, {&a, &b}, kGrid).run();
+  sequence.copy(from, to).copy(c, a).dispatch(add_one, {&a, &b}, kSequenceGrid).run();
   EXPECT_EQ(to.download<uint8_t>(), (std::vector<uint8_t>{1, 2, 3, 4, 5, 6, 7}));
   EXPECT_EQ(b.download<float>(), all(4.0f));
   Sequence refused(device);
@@ -104,10 +104,10 @@ TEST_F(SequenceTest, CopyWritesTheSourcesFirstBytesOverTheWholeTargetBeforeTheNe
 TEST_F(SequenceTest, ADispatchBindsEachBufferFromItsOffset) {
   Kernel ones_to_length(device, test::spirv_of(test::kOnesToLength), 2);
   const uint64_t alignment = std::max<uint64_t>(device.info().min_storage_buffer_offset_alignment, 4);
-  ASSERT_LT(alignment + 4, kCount * 4) << "the test's buffers are smaller than the device's alignment";
+  ASSERT_LT(alignment + 4, kSequenceCount * 4) << "the test's buffers are smaller than the device's alignment";
   upload(b, -1.0f);
   Sequence sequence(device);
-  const std::vector<uint64_t> offsets{0, alignment}, ranges{kCount * 4, 8};
+  const std::vector<uint64_t> offsets{0, alignment}, ranges{kSequenceCount * 4, 8};
   sequence.dispatch(ones_to_length, {&a, &b}, Grid{}, {}, ranges, offsets).run();
   std::vector<float> expected = all(-1.0f);
   expected[alignment / 4] = expected[alignment / 4 + 1] = 1.0f;
@@ -120,7 +120,7 @@ TEST_F(SequenceTest, ADispatchBindsEachBufferFromItsOffset) {
                 ::testing::ThrowsMessage<std::invalid_argument>(::testing::HasSubstr(
                     "buffer 1: offset " + std::to_string(alignment + 4) + " is not a multiple of")));
   }
-  const std::vector<uint64_t> past_the_end{0, alignment}, too_long{kCount * 4, kCount * 4};
+  const std::vector<uint64_t> past_the_end{0, alignment}, too_long{kSequenceCount * 4, kSequenceCount * 4};
   EXPECT_THAT([&] { sequence.dispatch(ones_to_length, {&a, &b}, Grid{}, {}, too_long, past_the_end); },
               ::testing::ThrowsMessage<std::invalid_argument>(::testing::HasSubstr(
                   "bytes from offset " + std::to_string(alignment) + ", but the buffer holds")));
@@ -137,14 +137,14 @@ TEST_F(SequenceTest, SubmittingAnEmptySequenceDoesNothing) {
 TEST_F(SequenceTest, ADispatchBindsEachBufferAtItsRange) {
   Kernel ones_to_length(device, test::spirv_of(test::kOnesToLength), 2);
   upload(b, -1.0f);
-  const std::vector<uint64_t> ranges{kCount * 4, 100 * 4};
+  const std::vector<uint64_t> ranges{kSequenceCount * 4, 100 * 4};
   Sequence sequence(device);
   sequence.dispatch(ones_to_length, {&a, &b}, Grid{}, {}, ranges).run();
   std::vector<float> expected = all(-1.0f);
   std::fill(expected.begin(), expected.begin() + 100, 1.0f);
   EXPECT_EQ(b.download<float>(), expected);
 
-  const std::vector<uint64_t> more{kCount * 4, 200 * 4};
+  const std::vector<uint64_t> more{kSequenceCount * 4, 200 * 4};
   sequence.reset();
   sequence.dispatch(ones_to_length, {&a, &b}, Grid{}, {}, more).run();
   std::fill(expected.begin(), expected.begin() + 200, 1.0f);
@@ -154,15 +154,15 @@ TEST_F(SequenceTest, ADispatchBindsEachBufferAtItsRange) {
 
 TEST_F(SequenceTest, ARangeOutsideItsBufferIsRefused) {
   Sequence sequence(device);
-  const std::vector<uint64_t> too_long{kCount * 4, kCount * 4 + 4};
+  const std::vector<uint64_t> too_long{kSequenceCount * 4, kSequenceCount * 4 + 4};
   EXPECT_THAT(
       [&] {
-        sequence.dispatch(add_one, {&a, &b}, kGrid, {}, too_long);
+        sequence.dispatch(add_one, {&a, &b}, kSequenceGrid, {}, too_long);
       },
       ::testing::ThrowsMessage<std::invalid_argument>(
           ::testing::HasSubstr("buffer 1: a range of 4004 bytes from offset 0, but the buffer holds 4000")));
-  const std::vector<uint64_t> empty{kCount * 4, 0};
-  EXPECT_THROW(sequence.dispatch(add_one, {&a, &b}, kGrid, {}, empty), std::invalid_argument);
+  const std::vector<uint64_t> empty{kSequenceCount * 4, 0};
+  EXPECT_THROW(sequence.dispatch(add_one, {&a, &b}, kSequenceGrid, {}, empty), std::invalid_argument);
 }
 
 TEST_F(SequenceTest, AMovedFromBufferCannotBeBound) {
@@ -170,7 +170,7 @@ TEST_F(SequenceTest, AMovedFromBufferCannotBeBound) {
   Sequence sequence(device);
   EXPECT_THAT(
       [&] {
-        sequence.dispatch(add_one, {&a, &b}, kGrid);
+        sequence.dispatch(add_one, {&a, &b}, kSequenceGrid);
       },
       ::testing::ThrowsMessage<std::invalid_argument>(
           ::testing::HasSubstr("buffer 1 is empty (a Buffer moved from)")));
@@ -193,12 +193,12 @@ TEST_F(SequenceTest, AGridBeyondTheDevicesWorkgroupCountIsRefused) {
 // anything is recorded, and the same dispatch with this Device's own objects runs.
 TEST_F(SequenceTest, ABufferOfAnotherDeviceIsRefusedNamingBothDevices) {
   Device other;
-  Buffer foreign(other, kCount * 4);
+  Buffer foreign(other, kSequenceCount * 4);
   Sequence sequence(device);
   const std::string both = "(" + other.info().name + ") than this Sequence's (" + device.info().name + ")";
   EXPECT_THAT(
       [&] {
-        sequence.dispatch(add_one, {&a, &foreign}, kGrid);
+        sequence.dispatch(add_one, {&a, &foreign}, kSequenceGrid);
       },
       ::testing::ThrowsMessage<std::invalid_argument>(
           ::testing::AllOf(::testing::HasSubstr("buffer 1 was made on another Device object " + both),
@@ -207,7 +207,7 @@ TEST_F(SequenceTest, ABufferOfAnotherDeviceIsRefusedNamingBothDevices) {
               ::testing::ThrowsMessage<std::invalid_argument>(
                   ::testing::HasSubstr("the Buffer filled was made on another Device object " + both)));
   upload(a, 1.0f);
-  sequence.dispatch(add_one, {&a, &b}, kGrid).run();
+  sequence.dispatch(add_one, {&a, &b}, kSequenceGrid).run();
   EXPECT_EQ(b.download<float>(), all(2.0f));
 }
 
@@ -217,7 +217,7 @@ TEST_F(SequenceTest, AKernelOfAnotherDeviceIsRefused) {
   Sequence sequence(device);
   EXPECT_THAT(
       [&] {
-        sequence.dispatch(foreign, {&a, &b}, kGrid);
+        sequence.dispatch(foreign, {&a, &b}, kSequenceGrid);
       },
       ::testing::ThrowsMessage<std::invalid_argument>(::testing::AllOf(
           ::testing::HasSubstr("the Kernel was made on another Device (another VkDevice) than this "
@@ -225,9 +225,9 @@ TEST_F(SequenceTest, AKernelOfAnotherDeviceIsRefused) {
                                device.info().name + ")"),
           ::testing::HasSubstr("make the Kernel, or the op object, on the Sequence's Device"))));
   Sequence theirs(other);
-  Buffer x(other, kCount * 4), y(other, kCount * 4);
+  Buffer x(other, kSequenceCount * 4), y(other, kSequenceCount * 4);
   x.upload(std::span<const float>(all(5.0f)));
-  theirs.dispatch(foreign, {&x, &y}, kGrid).run();
+  theirs.dispatch(foreign, {&x, &y}, kSequenceGrid).run();
   EXPECT_EQ(y.download<float>(), all(6.0f));
 }
 
@@ -242,9 +242,9 @@ TEST_F(SequenceTimestamps, MeasureANonNegativeTimeAroundADispatch) {
   upload(a, 1.0f);
   Sequence sequence(device, 3);
   sequence.timestamp()
-      .dispatch(add_one, {&a, &b}, kGrid)
+      .dispatch(add_one, {&a, &b}, kSequenceGrid)
       .timestamp()
-      .dispatch(add_one, {&b, &c}, kGrid)
+      .dispatch(add_one, {&b, &c}, kSequenceGrid)
       .timestamp();
   sequence.run();
   EXPECT_EQ(sequence.timestamp_count(), 3u);
@@ -257,7 +257,7 @@ TEST_F(SequenceTimestamps, MeasureANonNegativeTimeAroundADispatch) {
 TEST_F(SequenceTimestamps, AreReadAgainOnEverySubmit) {
   upload(a, 1.0f);
   Sequence sequence(device, 2);
-  sequence.timestamp().dispatch(add_one, {&a, &b}, kGrid).timestamp();
+  sequence.timestamp().dispatch(add_one, {&a, &b}, kSequenceGrid).timestamp();
   sequence.run();
   sequence.run();
   EXPECT_GE(sequence.elapsed_ns(0, 1), 0.0);

@@ -17,8 +17,8 @@
 namespace kernelgen {
 namespace {
 
-constexpr size_t kCount = 256;
-constexpr Grid kGrid{kCount / 64, 1, 1};
+constexpr size_t kThreadsCount = 256;
+constexpr Grid kThreadsGrid{kThreadsCount / 64, 1, 1};
 
 class ThreadsTest : public ::testing::TestWithParam<bool> {
  protected:
@@ -35,14 +35,14 @@ TEST_P(ThreadsTest, OneDeviceAndOneKernelServeFourThreadsAtOnce) {
     threads.emplace_back([&, t] {
       for (int round = 0; round < 25; ++round) {
         // Buffers and sequences made and destroyed on every thread at once.
-        Buffer in(device, kCount * 4), out(device, kCount * 4);
+        Buffer in(device, kThreadsCount * 4), out(device, kThreadsCount * 4);
         const float value = static_cast<float>(t * 1000 + round);
-        in.upload(std::span<const float>(std::vector<float>(kCount, value)));
+        in.upload(std::span<const float>(std::vector<float>(kThreadsCount, value)));
         Sequence sequence(device, 0);
-        sequence.dispatch(add_one, {&in, &out}, kGrid);
+        sequence.dispatch(add_one, {&in, &out}, kThreadsGrid);
         Submission submission = sequence.submit();
         submission.wait();
-        if (out.download<float>() != std::vector<float>(kCount, value + 1)) ++wrong;
+        if (out.download<float>() != std::vector<float>(kThreadsCount, value + 1)) ++wrong;
       }
     });
   for (std::thread& thread : threads) thread.join();
@@ -51,15 +51,15 @@ TEST_P(ThreadsTest, OneDeviceAndOneKernelServeFourThreadsAtOnce) {
 }
 
 TEST_P(ThreadsTest, ASubmissionCanBeWaitedForOnAnotherThread) {
-  Buffer in(device, kCount * 4), out(device, kCount * 4);
-  in.upload(std::span<const float>(std::vector<float>(kCount, 2.0f)));
+  Buffer in(device, kThreadsCount * 4), out(device, kThreadsCount * 4);
+  in.upload(std::span<const float>(std::vector<float>(kThreadsCount, 2.0f)));
   Sequence sequence(device, 0);
-  sequence.dispatch(add_one, {&in, &out}, kGrid);
+  sequence.dispatch(add_one, {&in, &out}, kThreadsGrid);
   Submission submission = sequence.submit();
   std::thread waiter([&] { submission.wait(); });
   waiter.join();
   EXPECT_TRUE(submission.ready());
-  EXPECT_EQ(out.download<float>(), std::vector<float>(kCount, 3.0f));
+  EXPECT_EQ(out.download<float>(), std::vector<float>(kThreadsCount, 3.0f));
 }
 
 }  // namespace

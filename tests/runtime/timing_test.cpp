@@ -221,29 +221,29 @@ TEST(DefaultFlushBytes, ANegativeOrOverflowingSettingThrows) {
 
 // --- Sequence::barrier ---------------------------------------------------------------------------------------
 
-constexpr std::size_t kCount = 1000;
-constexpr Grid kGrid{(kCount + 63) / 64, 1, 1};
+constexpr std::size_t kTimingCount = 1000;
+constexpr Grid kTimingGrid{(kTimingCount + 63) / 64, 1, 1};
 
 class BarrierTest : public ::testing::Test {
  protected:
   Device device;
   Kernel add_one{device, test::spirv_of(test::kAddOne), 2};
-  Buffer a{device, kCount * 4}, b{device, kCount * 4}, c{device, kCount * 4}, d{device, kCount * 4};
+  Buffer a{device, kTimingCount * 4}, b{device, kTimingCount * 4}, c{device, kTimingCount * 4}, d{device, kTimingCount * 4};
 
   void upload(Buffer& buffer, float value) {
-    buffer.upload(std::span<const float>(std::vector<float>(kCount, value)));
+    buffer.upload(std::span<const float>(std::vector<float>(kTimingCount, value)));
   }
 };
 
 TEST_F(BarrierTest, IndependentDispatchesNeedNoBarrierUntilOneIsAsked) {
   Sequence without(device);
-  without.dispatch(add_one, {&a, &b}, kGrid).dispatch(add_one, {&c, &d}, kGrid);
+  without.dispatch(add_one, {&a, &b}, kTimingGrid).dispatch(add_one, {&c, &d}, kTimingGrid);
   EXPECT_EQ(without.barrier_count(), 0u);
 
   Sequence with(device);
-  with.dispatch(add_one, {&a, &b}, kGrid).barrier();
+  with.dispatch(add_one, {&a, &b}, kTimingGrid).barrier();
   EXPECT_EQ(with.barrier_count(), 1u);
-  with.dispatch(add_one, {&c, &d}, kGrid);
+  with.dispatch(add_one, {&c, &d}, kTimingGrid);
   EXPECT_EQ(with.barrier_count(), 1u);
   with.barrier().barrier();
   EXPECT_EQ(with.barrier_count(), 3u);
@@ -252,18 +252,18 @@ TEST_F(BarrierTest, IndependentDispatchesNeedNoBarrierUntilOneIsAsked) {
 TEST_F(BarrierTest, AnExplicitBarrierSatisfiesTheNextConflictingDispatch) {
   upload(a, 1.0f);
   Sequence sequence(device);
-  sequence.dispatch(add_one, {&a, &b}, kGrid).barrier().dispatch(add_one, {&b, &c}, kGrid);
+  sequence.dispatch(add_one, {&a, &b}, kTimingGrid).barrier().dispatch(add_one, {&b, &c}, kTimingGrid);
   // b written then read: ordered already by the explicit barrier, so no second one.
   EXPECT_EQ(sequence.barrier_count(), 1u);
   sequence.run();
-  EXPECT_EQ(c.download<float>(), std::vector<float>(kCount, 3.0f));
+  EXPECT_EQ(c.download<float>(), std::vector<float>(kTimingCount, 3.0f));
 }
 
 TEST_F(BarrierTest, ABarrierOrdersAFillBeforeTheDispatchAfterIt) {
   upload(a, 0.0f);
   Sequence sequence(device);
-  sequence.fill(a, std::bit_cast<uint32_t>(6.0f)).barrier().dispatch(add_one, {&a, &b}, kGrid).run();
-  EXPECT_EQ(b.download<float>(), std::vector<float>(kCount, 7.0f));
+  sequence.fill(a, std::bit_cast<uint32_t>(6.0f)).barrier().dispatch(add_one, {&a, &b}, kTimingGrid).run();
+  EXPECT_EQ(b.download<float>(), std::vector<float>(kTimingCount, 7.0f));
 }
 
 // --- DispatchTimer -------------------------------------------------------------------------------------------
