@@ -130,7 +130,8 @@ class DimExpression::Parser {
   }
 
   [[noreturn]] void fail(const std::string& reason, size_t at) const {
-    throw std::invalid_argument(quoted_piece(text_) + " at character " + std::to_string(at + 1) + ": " + reason);
+    throw std::invalid_argument(quoted_piece(text_) + " at character " + std::to_string(at + 1) + ": " +
+                                reason);
   }
 
  private:
@@ -343,7 +344,9 @@ int64_t DimExpression::evaluate(std::span<const int64_t> values) const {
   const auto fail = [&](const std::string& reason) {
     throw std::domain_error(described(values) + ": " + reason);
   };
-  const auto piece = [&](uint32_t begin, uint32_t end) { return quoted_piece(text_.substr(begin, end - begin)); };
+  const auto piece = [&](uint32_t begin, uint32_t end) {
+    return quoted_piece(text_.substr(begin, end - begin));
+  };
   std::vector<int64_t> stack;
   stack.reserve(steps_.size());
   for (size_t i = 0; i < steps_.size(); ++i) {

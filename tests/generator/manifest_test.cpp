@@ -605,7 +605,8 @@ TEST_F(GeneratedDir, AConstantExpressionInTheDispatchLineIsKeptAsWrittenAndCurre
 
   constant.manifest.dispatch = "(rows + 63) / 64 4 1";
   write_generated(dir, constant);
-  EXPECT_EQ(check_generated(dir, hash, kManifestDimNames).state, StoreCheck::State::current) << "4 is 1024 / 256";
+  EXPECT_EQ(check_generated(dir, hash, kManifestDimNames).state, StoreCheck::State::current)
+      << "4 is 1024 / 256";
   constant.manifest.dispatch = "(rows + 63) / 64 5 1";
   write_generated(dir, constant);
   EXPECT_EQ(check_generated(dir, hash, kManifestDimNames).state, StoreCheck::State::corrupt);

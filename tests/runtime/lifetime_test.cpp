@@ -128,7 +128,8 @@ void main() { values[gl_GlobalInvocationID.x] += 1.0; }
 }
 
 TEST_P(LifetimeTest, IndependentDispatchesShareNoBarrierAndDependentOnesGetOne) {
-  Buffer a(device, kLifetimeCount * 4), b(device, kLifetimeCount * 4), c(device, kLifetimeCount * 4), d(device, kLifetimeCount * 4);
+  Buffer a(device, kLifetimeCount * 4), b(device, kLifetimeCount * 4), c(device, kLifetimeCount * 4),
+      d(device, kLifetimeCount * 4);
   fill(a, 1.0f);
   fill(c, 10.0f);
   Sequence independent(device, 0);
@@ -143,7 +144,9 @@ TEST_P(LifetimeTest, IndependentDispatchesShareNoBarrierAndDependentOnesGetOne) 
   EXPECT_EQ(two_readers.barrier_count(), 0u) << "reading one buffer twice needs no barrier";
 
   Sequence chain(device, 0);  // read after write, then write after read
-  chain.dispatch(add_one, {&a, &b}, kLifetimeGrid).dispatch(add_one, {&b, &c}, kLifetimeGrid).dispatch(add_one, {&d, &b}, kLifetimeGrid);
+  chain.dispatch(add_one, {&a, &b}, kLifetimeGrid)
+      .dispatch(add_one, {&b, &c}, kLifetimeGrid)
+      .dispatch(add_one, {&d, &b}, kLifetimeGrid);
   EXPECT_EQ(chain.barrier_count(), 2u);
   chain.run();
   EXPECT_EQ(first(c), 3.0f);
@@ -248,7 +251,8 @@ TEST_P(LifetimeTest, RandomOrdersOfCreatingUsingAndDestroyingStayCorrect) {
     } else {
       wait_all();
       const Tracked& checked = buffers[pick(buffers.size())];
-      ASSERT_EQ(checked.buffer->download<float>(), std::vector<float>(kLifetimeCount, checked.value)) << "step " << step;
+      ASSERT_EQ(checked.buffer->download<float>(), std::vector<float>(kLifetimeCount, checked.value))
+          << "step " << step;
     }
   }
   wait_all();

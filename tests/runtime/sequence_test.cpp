@@ -19,7 +19,8 @@
 namespace kernelgen {
 namespace {
 
-constexpr size_t kSequenceCount = 1000;  // not a multiple of the workgroup size: the shader's bounds check matters
+constexpr size_t kSequenceCount =
+    1000;  // not a multiple of the workgroup size: the shader's bounds check matters
 constexpr Grid kSequenceGrid{(kSequenceCount + 63) / 64, 1, 1};
 
 class SequenceTest : public ::testing::Test {
@@ -104,7 +105,8 @@ TEST_F(SequenceTest, CopyWritesTheSourcesFirstBytesOverTheWholeTargetBeforeTheNe
 TEST_F(SequenceTest, ADispatchBindsEachBufferFromItsOffset) {
   Kernel ones_to_length(device, test::spirv_of(test::kOnesToLength), 2);
   const uint64_t alignment = std::max<uint64_t>(device.info().min_storage_buffer_offset_alignment, 4);
-  ASSERT_LT(alignment + 4, kSequenceCount * 4) << "the test's buffers are smaller than the device's alignment";
+  ASSERT_LT(alignment + 4, kSequenceCount * 4)
+      << "the test's buffers are smaller than the device's alignment";
   upload(b, -1.0f);
   Sequence sequence(device);
   const std::vector<uint64_t> offsets{0, alignment}, ranges{kSequenceCount * 4, 8};

@@ -228,7 +228,8 @@ class BarrierTest : public ::testing::Test {
  protected:
   Device device;
   Kernel add_one{device, test::spirv_of(test::kAddOne), 2};
-  Buffer a{device, kTimingCount * 4}, b{device, kTimingCount * 4}, c{device, kTimingCount * 4}, d{device, kTimingCount * 4};
+  Buffer a{device, kTimingCount * 4}, b{device, kTimingCount * 4}, c{device, kTimingCount * 4},
+      d{device, kTimingCount * 4};
 
   void upload(Buffer& buffer, float value) {
     buffer.upload(std::span<const float>(std::vector<float>(kTimingCount, value)));

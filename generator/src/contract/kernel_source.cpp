@@ -69,7 +69,8 @@ std::optional<GridExpression> parse_dispatch_line(const std::string& source, std
     try {
       found = GridExpression::parse(std::string_view(line).substr(rest), dims);
     } catch (const std::invalid_argument& problem) {
-      *error = "line " + std::to_string(number) + ": " + problem.what() + "; expected " + form + ", got " + quoted_line(line);
+      *error = "line " + std::to_string(number) + ": " + problem.what() + "; expected " + form + ", got " +
+               quoted_line(line);
       return std::nullopt;
     }
     if (!dims.empty()) continue;

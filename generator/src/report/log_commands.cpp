@@ -9,8 +9,8 @@
 #include <optional>
 #include <stdexcept>
 
-#include "kernelgen/store/record.hpp"
 #include "kernelgen/report/format_number.hpp"
+#include "kernelgen/store/record.hpp"
 
 namespace kernelgen {
 
@@ -65,7 +65,8 @@ std::string list_records(const std::filesystem::path& log_dir, const std::string
   for (const json& row : list_summary(log_dir, status, op))
     text += pad(row["file"], 72) + " " + pad(row["verdict_status"], 20) + " " + pad(row["author"], 28) +
             " round " + std::to_string(row["round"].get<int>()) +
-            (row["median_us"].is_number() ? format_number("  %.1f us", row["median_us"].get<double>()) : "") + "\n";
+            (row["median_us"].is_number() ? format_number("  %.1f us", row["median_us"].get<double>()) : "") +
+            "\n";
   return text.empty() ? no_records(log_dir) : text;
 }
 
@@ -250,7 +251,9 @@ std::string rounds_text(const json& row) {
 std::string report_records(const std::filesystem::path& log_dir) {
   const json summary = report_summary(log_dir);
   if (summary.empty()) return no_records(log_dir);
-  const auto time = [](const json& us) { return us.is_number() ? format_number("%.1f us", us.get<double>()) : "-"; };
+  const auto time = [](const json& us) {
+    return us.is_number() ? format_number("%.1f us", us.get<double>()) : "-";
+  };
   // The op and model columns are as wide as their longest entry (at least the 14 and 28 of short names).
   size_t op_width = 14, model_width = 28;
   for (const json& row : summary) {
@@ -262,19 +265,20 @@ std::string report_records(const std::filesystem::path& log_dir) {
                      pad("tokens", 10) + "cost\n";
   for (const json& row : summary) {
     const int candidates = row["candidates"], accepted = row["accepted"];
-    text += pad(row["op"], op_width) + pad(row["model"], model_width) + pad(std::to_string(candidates), 12) +
-            pad(std::to_string(accepted), 10) +
-            pad(candidates ? format_number("%.0f%%", 100.0 * accepted / candidates) : "-", 8) +
-            pad(rounds_text(row), 8) + pad(time(row["first_correct_us"]), 13) +
-            pad(time(row["best_us"]), 13) +
-            pad(row["speedup"].is_number() ? format_number("%.2fx", row["speedup"].get<double>()) : "-", 9) +
-            pad(row["fraction_of_peak"].is_number()
-                    ? format_number("%.1f%%", 100 * row["fraction_of_peak"].get<double>()) +
-                          (beyond_peaks(row) ? "!" : "")
-                    : "-",
-                8) +
-            pad(std::to_string(row["tokens"].get<int64_t>()), 10) +
-            (row["cost_usd"].is_number() ? format_number("$%.4f", row["cost_usd"].get<double>()) : "unknown") + "\n";
+    text +=
+        pad(row["op"], op_width) + pad(row["model"], model_width) + pad(std::to_string(candidates), 12) +
+        pad(std::to_string(accepted), 10) +
+        pad(candidates ? format_number("%.0f%%", 100.0 * accepted / candidates) : "-", 8) +
+        pad(rounds_text(row), 8) + pad(time(row["first_correct_us"]), 13) + pad(time(row["best_us"]), 13) +
+        pad(row["speedup"].is_number() ? format_number("%.2fx", row["speedup"].get<double>()) : "-", 9) +
+        pad(row["fraction_of_peak"].is_number()
+                ? format_number("%.1f%%", 100 * row["fraction_of_peak"].get<double>()) +
+                      (beyond_peaks(row) ? "!" : "")
+                : "-",
+            8) +
+        pad(std::to_string(row["tokens"].get<int64_t>()), 10) +
+        (row["cost_usd"].is_number() ? format_number("$%.4f", row["cost_usd"].get<double>()) : "unknown") +
+        "\n";
   }
   // Kernels validated with less than the full protocol (validation/protocol.hpp), as the build accepted.
   for (const json& row : summary)
@@ -284,10 +288,11 @@ std::string report_records(const std::filesystem::path& log_dir) {
   // Timings beyond the device's peaks, which no kernel can reach: each op marked "!" above, said again here.
   for (const json& row : summary)
     if (beyond_peaks(row))
-      text += "! " + row["op"].get<std::string>() + ": its best time is " +
-              format_number("%.0f%%", 100 * row["fraction_of_peak"].get<double>()) +
-              " of the device's measured peaks: faster than the device can be; does the kernel skip work, or do "
-              "BYTES or FLOPS overstate it?\n";
+      text +=
+          "! " + row["op"].get<std::string>() + ": its best time is " +
+          format_number("%.0f%%", 100 * row["fraction_of_peak"].get<double>()) +
+          " of the device's measured peaks: faster than the device can be; does the kernel skip work, or do "
+          "BYTES or FLOPS overstate it?\n";
   return text;
 }
 

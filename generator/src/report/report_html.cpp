@@ -7,11 +7,11 @@
 #include <optional>
 #include <set>
 
+#include "kernelgen/report/format_number.hpp"
 #include "kernelgen/report/log_commands.hpp"
 #include "kernelgen/report/markup.hpp"
 #include "kernelgen/report/roofline_svg.hpp"
 #include "kernelgen/store/record.hpp"
-#include "kernelgen/report/format_number.hpp"
 
 namespace kernelgen {
 
@@ -36,7 +36,8 @@ svg.roofline { max-width: 100%; height: auto; border: 1px solid #eee; }
 
 // A number of the summary in `pattern`, or "-" where it is missing (null) or, for rates, zero.
 std::string figure(const json& value, const char* pattern, double scale = 1) {
-  return value.is_number() && value.get<double>() != 0 ? format_number(pattern, value.get<double>() * scale) : "-";
+  return value.is_number() && value.get<double>() != 0 ? format_number(pattern, value.get<double>() * scale)
+                                                       : "-";
 }
 
 // A rate with three significant figures at most, and at least one decimal above 1: 233, 4.9, 0.012 (lavapipe
@@ -80,9 +81,10 @@ std::string table(const json& summary) {
         cell(figure(row["best_us"], "%.1f us"), "number", dims.empty() ? "" : "timed at " + dims) +
         cell(rate(row["gbytes_per_second"]), "number") + cell(rate(row["gflops"]), "number") +
         cell(figure(row["fraction_of_peak"], "%.1f%%", 100) + (beyond_peaks(row) ? "!" : ""), "number",
-             beyond_peaks(row) ? "faster than the device's measured peaks can be: does the kernel skip work, or do "
-                                 "BYTES or FLOPS overstate it?"
-                               : "") +
+             beyond_peaks(row)
+                 ? "faster than the device's measured peaks can be: does the kernel skip work, or do "
+                   "BYTES or FLOPS overstate it?"
+                 : "") +
         cell(figure(row["speedup"], "%.2fx"), "number", "the best kernel against the first correct one") +
         "</tr>\n";
   }

@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <numbers>
 
-#include "kernelgen/report/markup.hpp"
 #include "kernelgen/report/format_number.hpp"
+#include "kernelgen/report/markup.hpp"
 
 namespace kernelgen {
 
@@ -90,8 +90,8 @@ std::string roof(const RooflineChart& chart, const Scale& scale) {
          px(scale.y(peaks.gbytes_per_second * at) - 8) + ") rotate(" + format_number("%.1f", angle) +
          ")\">copy bandwidth " + format_number("%.1f", peaks.gbytes_per_second) + " GB/s</text>\n";
   svg += "<text class=\"ceiling-label\" fill=\"#c0392b\" x=\"" + px(kLeft + kPlotWidth - 8) + "\" y=\"" +
-         px(scale.y(peaks.gflops) - 8) + "\" text-anchor=\"end\">f32 FMA " + format_number("%.1f", peaks.gflops) +
-         " GFLOP/s</text>\n";
+         px(scale.y(peaks.gflops) - 8) + "\" text-anchor=\"end\">f32 FMA " +
+         format_number("%.1f", peaks.gflops) + " GFLOP/s</text>\n";
   return svg;
 }
 

@@ -31,10 +31,26 @@ uint64_t splitmix64(uint64_t x) {
 constexpr double kFloatExtreme = 65504.0;
 
 // The cases' kinds, in kCaseNames' order: resolved once per tensor, not compared as text per element.
-enum class Kind { uniform, normal, sparse, large, tiny, zeros, ones, extremes, checkerboard, ramp, mixed, subnormal,
-                  nonfinite, signed_zeros, outliers };
+enum class Kind {
+  uniform,
+  normal,
+  sparse,
+  large,
+  tiny,
+  zeros,
+  ones,
+  extremes,
+  checkerboard,
+  ramp,
+  mixed,
+  subnormal,
+  nonfinite,
+  signed_zeros,
+  outliers
+};
 
-static_assert(std::size(kCaseNames) == static_cast<size_t>(Kind::outliers) + 1, "a kind per case name, in order");
+static_assert(std::size(kCaseNames) == static_cast<size_t>(Kind::outliers) + 1,
+              "a kind per case name, in order");
 
 Kind kind_of(const std::string& name) {
   const auto* found = std::find(std::begin(kCaseNames), std::end(kCaseNames), name);
@@ -135,8 +151,10 @@ double integer_value(const Pattern& p, int64_t i, int64_t count, double low, dou
   // The float-only cases (subnormal, nonfinite) hold small integers, as uniform does.
   if (kind == Kind::uniform || kind == Kind::subnormal || kind == Kind::nonfinite || kind == Kind::outliers)
     return uniform(small_low, std::min(high, 100.0));
-  if (kind == Kind::signed_zeros) return low < 0 && std::bernoulli_distribution(0.25)(rng) ? uniform(std::max(low, -100.0), -1) : 0.0;
-  if (kind == Kind::normal) return std::clamp(std::round(std::normal_distribution<double>(0.0, 30.0)(rng)), low, high);
+  if (kind == Kind::signed_zeros)
+    return low < 0 && std::bernoulli_distribution(0.25)(rng) ? uniform(std::max(low, -100.0), -1) : 0.0;
+  if (kind == Kind::normal)
+    return std::clamp(std::round(std::normal_distribution<double>(0.0, 30.0)(rng)), low, high);
   if (kind == Kind::sparse) {
     if (!std::bernoulli_distribution(0.1)(rng)) return 0.0;
     return uniform(small_low, std::min(high, 100.0));
@@ -146,7 +164,8 @@ double integer_value(const Pattern& p, int64_t i, int64_t count, double low, dou
   if (kind == Kind::zeros) return 0.0;
   if (kind == Kind::ones) return 1.0;
   if (kind == Kind::extremes) return i % 2 ? low : high;
-  if (kind == Kind::checkerboard) return low < 0 ? checkerboard_sign(p, i) : (checkerboard_sign(p, i) + 1) / 2;
+  if (kind == Kind::checkerboard)
+    return low < 0 ? checkerboard_sign(p, i) : (checkerboard_sign(p, i) + 1) / 2;
   if (kind == Kind::mixed) return i % 2 ? uniform(low, high) : uniform(small_low, std::min(high, 100.0));
   // ramp: distinct where the range allows, wrapped into it.
   const double span = high - low + 1;
@@ -167,7 +186,8 @@ double index_value(const Pattern& p, int64_t i, int64_t bound, std::mt19937_64& 
   if (kind == Kind::extremes) return i % 2 ? 0.0 : static_cast<double>(bound - 1);
   if (kind == Kind::checkerboard) return checkerboard_sign(p, i) > 0 ? 0.0 : static_cast<double>(bound - 1);
   if (kind == Kind::ramp) return static_cast<double>(i % bound);
-  if (kind == Kind::tiny) return static_cast<double>(std::min<int64_t>(std::uniform_int_distribution<int>(0, 1)(rng), bound - 1));
+  if (kind == Kind::tiny)
+    return static_cast<double>(std::min<int64_t>(std::uniform_int_distribution<int>(0, 1)(rng), bound - 1));
   return uniform();
 }
 

@@ -110,8 +110,8 @@ class Harness {
   size_t tensor_bytes(size_t t) const { return sizes_[t]; }
 
  private:
-  // An output's poison of run `poison_run` over its whole size, or a scratch tensor's zeros: the same for every
-  // case of this size, so made once.
+  // An output's poison of run `poison_run` over its whole size, or a scratch tensor's zeros: the same for
+  // every case of this size, so made once.
   const Bytes& initial_contents(size_t t, int poison_run) {
     Bytes& bytes = initial_[{t, poison_run}];
     if (bytes.size() == sizes_[t]) return bytes;
@@ -285,8 +285,8 @@ CaseResult check_case(const OpSpec& spec, ReferenceFunction reference, std::span
     const size_t elements = harness.tensor_bytes(t) / element_bytes;
     const Bytes poison_a = poison(output.dtype, 0), poison_b = poison(output.dtype, 1);
     int64_t unwritten = 0, first_unwritten = -1, differing = 0, first_difference = -1;
-    // Two runs that left the same bytes differ nowhere and left no element unwritten (the two poisons differ):
-    // one comparison of the whole tensor, the element loop only where they differ.
+    // Two runs that left the same bytes differ nowhere and left no element unwritten (the two poisons
+    // differ): one comparison of the whole tensor, the element loop only where they differ.
     const bool same = first[t] == second[t];
     for (size_t i = 0; i < (same ? 0 : elements); ++i) {
       const auto a = first[t].begin() + static_cast<std::ptrdiff_t>(i * element_bytes);
