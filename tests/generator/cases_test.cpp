@@ -15,6 +15,7 @@
 #include <set>
 #include <string>
 
+#include "kernelgen/store/hash.hpp"
 #include "runtime/scoped_env.hpp"
 
 namespace kernelgen {
@@ -153,6 +154,46 @@ TEST(Cases, ABenchmarksTensorIsDrawnInChunksThatDependOnTheSeedAlone) {
   // The patterns by position still follow the element's index.
   const HostTensor ramp = make_case(one_tensor_spec(elements), "ramp", 5).inputs[0];
   EXPECT_EQ(ramp.value(elements - 1), static_cast<double>(elements - 1 - elements / 2));
+}
+
+// Every case's inputs for one base seed, of four kinds of input: f32, f16, i32 and an index below a dim. A
+// manifest records the seed its kernel was validated with (`validation.base_seed`), and `KERNELGEN_SEED`
+// replays that validation only while a seed draws the same values: a change to how a case draws them (the
+// generators, the order of the draws) changes these hashes, and must then say so in docs/validation.md.
+TEST(Cases, ABaseSeedDrawsTheSameInputsAsWhenTheseHashesWereTaken) {
+  const OpSpec spec = parse_op_spec(nlohmann::json::parse(R"({
+    "name": "mixed_inputs", "contract": 2,
+    "inputs": [{"name": "x", "dtype": "f32", "shape": ["rows", 32]}, {"name": "h", "dtype": "f16", "shape": [33]},
+               {"name": "n", "dtype": "i32", "shape": [20]}, {"name": "ids", "dtype": "i32", "shape": [17],
+               "index": "rows"}],
+    "outputs": [{"name": "y", "dtype": "f32", "shape": ["rows", 32]}],
+    "dims": {"rows": [1, 3]}})"));
+  std::string all;
+  for (const TestCase& c : make_cases(spec, 0x5eed, {3})) {
+    all += c.name + ":";
+    for (const HostTensor& input : c.inputs)
+      all += content_hash(
+                 std::string_view(reinterpret_cast<const char*>(input.bytes.data()), input.bytes.size())) +
+             ",";
+    all += "\n";
+  }
+  // Taken from the generator before the case kinds became an enum (commit ba9fd22's cases.cpp) and after.
+  EXPECT_EQ(all,
+            "uniform:345f626133785337,a37ed445aea8c6f9,c0d6b5c32b4f88c6,ff7bf9ac5e45ba84,\n"
+            "normal:9233352e18c9f367,95bb603d9a1b7ace,6aecd66f450375bb,5731cd57fafa5e45,\n"
+            "sparse:d8167f17d7ffa1a7,914e5c2077e6ffd8,94f068f27379634b,d25873abda923a57,\n"
+            "large:8681cb6ba18a473a,fc0d4330fb54dbb0,94d2824ef5f2290f,98d45b6dcb275e67,\n"
+            "tiny:c011565d3e99a55a,52a6f4ed5be515a5,1e098d4b763a9415,cb010a1c60a39c04,\n"
+            "zeros:c86ec345c0ee8125,33bf1941cd091ced,f14b84b8290b8965,e7d16c6b24f5c8f5,\n"
+            "ones:6be59f9f3d311225,d489fbc596a6d8b9,c7f3109c0ab697c5,173102dbf43a1fe4,\n"
+            "extremes:fdcb0faafa16b7e5,14ca170a0ce0016f,4d7010b9026254fd,085a825d0d1fa317,\n"
+            "checkerboard:285d0f0e9e3d1225,8a812861bfb458b9,7f9a7035086df7dd,421c9a184b0299f5,\n"
+            "ramp:8957fdb85f01cc7f,45f86f8d8b7554cd,e345043c8d57f7fd,dfcf8d983ee2d007,\n"
+            "mixed:2f98782d97c4fdf4,9927244c251ad162,0e5ac98dc121704d,f2512be623d3c744,\n"
+            "subnormal:13b49d83bff1f829,e92a73b977d491e5,d9fe6023054f32ef,684652db189caed6,\n"
+            "nonfinite:fd8b6e3f99fdf5ae,1d0d59a7e7722718,d3ee6cca4f359601,c439352f4a629b86,\n"
+            "signed_zeros:1b246e9a83a7ea37,489b64b5964b4956,74ab39dcb27c6917,1842bf38d067a0b7,\n"
+            "outliers:ef80b28fc6c14dc9,1343e49f1821bd7d,2fd3d19840581c3e,6bf69e9767107425,\n");
 }
 
 TEST(Cases, AnUnknownCaseNameIsRejected) {
