@@ -34,9 +34,9 @@ Stage half_stage(const std::string& name, const Stage& in) {
   return out;
 }
 
-// y = half(x) w^T: to_half, then ops/linear (a prefill) or ops/gemv (a decode step). Two roundings of the sum (the
-// GPU's and the reference's), each at most k u times the sum of the products' magnitudes, and the rounded input's bound
-// (half_stage) through |w|.
+// y = half(x) w^T: to_half, then ops/linear (a prefill) or ops/qkv_gemv (a decode step). Two roundings of the
+// sum (the GPU's and the reference's), each at most k u times the sum of the products' magnitudes, and the rounded
+// input's bound (half_stage) through |w|.
 Stage linear(const std::string& name, const Stage& in, const HalfMatrix& w) {
   const Matrix wf = w.cast<float>();
   const Matrix wa = wf.cwiseAbs();

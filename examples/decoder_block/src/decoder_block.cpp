@@ -126,15 +126,11 @@ DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool
 
   // The step, in the order of block_reference.cpp. A prefill and a decode step differ in the ops of their
   // projections and attention; `projections` records the rest with either set.
-  auto projections = [&](auto& project, auto& project_residual, auto& gate_up, auto&& attention) {
+  auto projections = [&](auto&& project_qkv, auto& project_residual, auto& gate_up, auto&& attention) {
     if (timestamps_) sequence_.timestamp();
     rmsnorm.record(sequence_, {T, H}, b.buffer("x"), w("w_attention_norm"), b.buffer("attention_norm"));
     dispatched("attention_norm");
-    const kernelgen::Buffer& normed = input("attention_norm", H);
-    for (const char* p : {"q", "k", "v"}) {
-      project.record(sequence_, {T, H, H}, normed, w((std::string("w_") + p).c_str()), b.buffer(p));
-      dispatched(p);
-    }
+    project_qkv(input("attention_norm", H));
     rope.record(sequence_, {T, heads, D / 2}, b.buffer("q"), b.buffer("cos"), b.buffer("sin"),
                 b.buffer("q_rope"));
     dispatched("q_rope");
@@ -162,13 +158,18 @@ DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool
     dispatched("output");
   };
   if (decode) {
-    auto& project = op<kernelgen::ops::gemv>("gemv");
+    auto& qkv = op<kernelgen::ops::qkv_gemv>("qkv_gemv");
     auto& split = op<kernelgen::ops::decode_attention_split>("decode_attention_split");
     auto& combine = op<kernelgen::ops::decode_attention_combine>("decode_attention_combine");
     auto& project_residual = op<kernelgen::ops::gemv_residual>("gemv_residual");
     auto& gate_up = op<kernelgen::ops::gate_up_swiglu_gemv>("gate_up_swiglu_gemv");
     projections(
-        project, project_residual, gate_up,
+        [&](const kernelgen::Buffer& normed) {
+          qkv.record(sequence_, {T, H, H}, normed, w("w_q"), w("w_k"), w("w_v"), b.buffer("q"), b.buffer("k"),
+                     b.buffer("v"));
+          dispatched("qkv");
+        },
+        project_residual, gate_up,
         [&] {
           // Token t at position past + t attends to the cache's first past + t + 1 positions; its q and
           // output rows are row t of q_rope and attention (hidden * 4 bytes each, a multiple of 256 at hidden
@@ -196,7 +197,13 @@ DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool
     // The attention takes q in f16 and the keys and values kv_append has just written to the cache's rows
     // 0...
     projections(
-        project, project_residual, gate_up,
+        [&](const kernelgen::Buffer& normed) {
+          for (const char* p : {"q", "k", "v"}) {
+            project.record(sequence_, {T, H, H}, normed, w((std::string("w_") + p).c_str()), b.buffer(p));
+            dispatched(p);
+          }
+        },
+        project_residual, gate_up,
         [&] {
           const kernelgen::Buffer& q = input("q_rope", H);
           attention.record(sequence_, {T, heads, D},

@@ -20,8 +20,8 @@
 #include <kernelgen/ops/decode_attention_split.hpp>
 #include <kernelgen/ops/gate_up_swiglu.hpp>
 #include <kernelgen/ops/gate_up_swiglu_gemv.hpp>
-#include <kernelgen/ops/gemv.hpp>
 #include <kernelgen/ops/gemv_residual.hpp>
+#include <kernelgen/ops/qkv_gemv.hpp>
 #include <kernelgen/ops/kv_append.hpp>
 #include <kernelgen/ops/linear.hpp>
 #include <kernelgen/ops/linear_residual.hpp>
