@@ -23,14 +23,19 @@ std::vector<uint8_t> poison(DType dtype, int run) {
   return bytes;
 }
 
+std::vector<uint8_t> poisoned_bytes(DType dtype, int run, size_t bytes) {
+  const std::vector<uint8_t> element = poison(dtype, run);
+  std::vector<uint8_t> poisoned(bytes);
+  for (size_t i = 0; i < poisoned.size(); ++i) poisoned[i] = element[i % element.size()];
+  return poisoned;
+}
+
 namespace {
 
 // A buffer of `bytes` bytes holding poison(dtype, 0).
 Buffer poisoned_buffer(Device& device, DType dtype, size_t bytes) {
   Buffer buffer(device, bytes);
-  const std::vector<uint8_t> element = poison(dtype, 0);
-  std::vector<uint8_t> poisoned(bytes);
-  for (size_t i = 0; i < poisoned.size(); ++i) poisoned[i] = element[i % element.size()];
+  const std::vector<uint8_t> poisoned = poisoned_bytes(dtype, 0, bytes);
   buffer.upload(poisoned.data(), poisoned.size());
   return buffer;
 }

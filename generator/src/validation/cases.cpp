@@ -52,11 +52,6 @@ enum class Kind {
 static_assert(std::size(kCaseNames) == static_cast<size_t>(Kind::outliers) + 1,
               "a kind per case name, in order");
 
-Kind kind_of(const std::string& name) {
-  const auto* found = std::find(std::begin(kCaseNames), std::end(kCaseNames), name);
-  return static_cast<Kind>(found - std::begin(kCaseNames));
-}
-
 // A case's kind and the extents its two-dimensional patterns (checkerboard) follow.
 struct Pattern {
   Kind kind;
@@ -199,10 +194,10 @@ double index_value(const Pattern& p, int64_t i, int64_t bound, std::mt19937_64& 
 constexpr int64_t kLargestSerialFill = int64_t{1} << 22;
 constexpr int64_t kFillChunk = int64_t{1} << 20;
 
-HostTensor fill(const std::string& kind, const TensorSpec& tensor, const DimValues& dims, std::mt19937_64& rng) {
+HostTensor fill(Kind kind, const TensorSpec& tensor, const DimValues& dims, std::mt19937_64& rng) {
   HostTensor values(tensor.dtype, tensor.shape_at(dims));
   const int64_t count = values.elements();
-  const Pattern pattern{kind_of(kind), values.shape.back(),
+  const Pattern pattern{kind, values.shape.back(),
                         values.shape.size() >= 2 ? values.shape[values.shape.size() - 2] : int64_t{1}};
   const bool is_float = dtype_info(tensor.dtype).kind == DTypeKind::Float;
   const FloatRange range = float_range(tensor.dtype);
@@ -251,10 +246,12 @@ TestCase make_case(const OpSpec& spec, const std::string& name, uint64_t base_se
   TestCase test_case;
   test_case.name = name;
   test_case.dims = dims;
-  test_case.seed = splitmix64(base_seed + static_cast<uint64_t>(found - std::begin(kCaseNames)));
+  const auto position = static_cast<size_t>(found - std::begin(kCaseNames));
+  test_case.seed = splitmix64(base_seed + position);
   for (int64_t size : dims) test_case.seed = splitmix64(test_case.seed ^ static_cast<uint64_t>(size));
   std::mt19937_64 rng(test_case.seed);
-  for (const auto& input : spec.inputs) test_case.inputs.push_back(fill(name, input, dims, rng));
+  for (const auto& input : spec.inputs)
+    test_case.inputs.push_back(fill(static_cast<Kind>(position), input, dims, rng));
   return test_case;
 }
 

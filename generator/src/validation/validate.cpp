@@ -115,11 +115,8 @@ class Harness {
   const Bytes& initial_contents(size_t t, int poison_run) {
     Bytes& bytes = initial_[{t, poison_run}];
     if (bytes.size() == sizes_[t]) return bytes;
-    bytes.assign(sizes_[t], 0);
-    if (t < call_tensors_) {
-      const Bytes element = poison(tensors_[t].dtype, poison_run);
-      for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = element[i % element.size()];
-    }
+    bytes =
+        t < call_tensors_ ? poisoned_bytes(tensors_[t].dtype, poison_run, sizes_[t]) : Bytes(sizes_[t], 0);
     return bytes;
   }
 

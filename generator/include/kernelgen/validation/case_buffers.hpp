@@ -49,4 +49,7 @@ class TimedBuffers {
 // was never written.
 std::vector<uint8_t> poison(DType dtype, int run);
 
+// `bytes` bytes of elements holding poison(dtype, run): a whole output as a run finds it.
+std::vector<uint8_t> poisoned_bytes(DType dtype, int run, size_t bytes);
+
 }  // namespace kernelgen
