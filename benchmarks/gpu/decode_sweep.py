@@ -5,6 +5,8 @@ template replaced by one choice's value, one .comp a choice, named after its val
 decode_attention_f16_tiles.comp: NT invocations a workgroup, KPI keys an invocation loads at once (a tile is
 NT / 16 * KPI keys), at most MAX_RANGES ranges a head of at least MIN_KEYS keys, STRIDE the scratch's ranges
 (the spec's second dim of `partials`).
+decode_attention_f16_stream.comp: NT invocations a workgroup, B keys a cluster of lanes loads at once, at most
+MAX_RANGES ranges a head, PIPE 1 to load a cluster's next block before using this one.
 gemv_f16_wide.comp: NT invocations a workgroup, COLS columns of y a workgroup, U 16-byte loads of w an invocation
 issues at once.
 
@@ -17,6 +19,11 @@ HERE = pathlib.Path(__file__).resolve().parent / "decode"
 
 ATTENTION = [  # NT, KPI, MAX_RANGES (at most NT: the combine gives each range an invocation)
     (128, 16, 32), (256, 8, 32), (128, 8, 64), (64, 16, 64), (256, 16, 16), (256, 4, 64),
+]
+STREAM = [  # NT, B, MAX_RANGES, PIPE
+    (128, 4, 32, 1), (128, 4, 32, 0), (128, 8, 32, 0), (128, 2, 32, 1), (64, 4, 32, 1), (256, 4, 32, 1),
+    (128, 4, 16, 1), (256, 4, 16, 1), (256, 8, 16, 0), (128, 8, 16, 1),
+    (128, 4, 8, 1), (64, 4, 16, 1), (64, 4, 8, 1), (128, 2, 16, 1), (256, 2, 16, 1), (256, 4, 8, 1),
 ]
 GEMV = [  # NT, COLS, U
     (128, 4, 8), (128, 4, 16), (64, 2, 16), (256, 8, 16), (64, 2, 8), (32, 1, 16),
@@ -40,8 +47,16 @@ def main():
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     for nt, kpi, ranges in ATTENTION:
+        if ranges > args.stride:
+            continue
         path = write("decode_attention_f16_tiles.comp", args.out, f"da_t{nt}_k{kpi}_s{ranges}",
                      dict(NT=nt, KPI=kpi, MAX_RANGES=ranges, MIN_KEYS=16, STRIDE=args.stride))
+        print(f"decode_attention_f16={path}")
+    for nt, b, ranges, pipe in STREAM:
+        if ranges > args.stride:
+            continue
+        path = write("decode_attention_f16_stream.comp", args.out, f"da_stream_t{nt}_b{b}_s{ranges}_p{pipe}",
+                     dict(NT=nt, B=b, MAX_RANGES=ranges, MIN_KEYS=16, STRIDE=args.stride, PIPE=pipe))
         print(f"decode_attention_f16={path}")
     for nt, cols, u in GEMV:
         path = write("gemv_f16_wide.comp", args.out, f"gemv_t{nt}_c{cols}_u{u}", dict(NT=nt, COLS=cols, U=u))
