@@ -3,7 +3,8 @@
 invocations, the keys per block and how each block's row sums are taken, for heads of 128 (attention_f16) and of
 64 (attention_f16_d64); benchmarks/gpu/attention_cm2/attention_f16_cm2.comp says what each means. The kernel names
 them as `#define HEAD_DIM ..`, `#define NT ..`, `#define BC ..` and `#define SUM_BY_PRODUCT ..`. The rows_ choices
-are of attention_f16_cm2_rows.comp, whose subgroups own 16 queries each (`#define NSG ..`: subgroups a workgroup).
+are of attention_f16_cm2_rows.comp, whose subgroups own 16 queries each (`#define NSG ..`: subgroups a workgroup);
+the staged_ ones of attention_f16_cm2_staged.comp, the same with each block's keys and values staged in shared memory.
 
     attention_cm2_sweep.py OUT_DIR     writes OUT_DIR/<name>.comp for each choice below and prints their names
 
@@ -16,6 +17,7 @@ import sys
 
 SOURCE = pathlib.Path(__file__).parent / "attention_cm2" / "attention_f16_cm2.comp"
 ROWS_SOURCE = pathlib.Path(__file__).parent / "attention_cm2" / "attention_f16_cm2_rows.comp"
+STAGED_SOURCE = pathlib.Path(__file__).parent / "attention_cm2" / "attention_f16_cm2_staged.comp"
 
 # name: (head dimension, invocations, keys per block, row sums by a product with ones)
 CHOICES = {
@@ -46,6 +48,16 @@ ROWS_CHOICES = {
     "rows_d64_g8_c64": (64, 8, 64),
 }
 
+# attention_f16_cm2_staged.comp, name: (head dimension, row groups of 16 a workgroup, keys per block).
+STAGED_CHOICES = {
+    "staged_d128_g4_c64": (128, 4, 64),
+    "staged_d128_g4_c32": (128, 4, 32),
+    "staged_d128_g8_c64": (128, 8, 64),
+    "staged_d64_g4_c64": (64, 4, 64),
+    "staged_d64_g8_c64": (64, 8, 64),
+    "staged_d64_g4_c128": (64, 4, 128),
+}
+
 
 def define(source, path, name, value):
     source, count = re.subn(rf"^#define {name} \d+$", f"#define {name} {value}", source, flags=re.M)
@@ -60,14 +72,14 @@ def choose(source, head_dim, threads, keys, by_product):
     return source
 
 
-def choose_rows(source, head_dim, groups, keys):
+def choose_rows(source, head_dim, groups, keys, path=ROWS_SOURCE):
     for name, value in (("HEAD_DIM", head_dim), ("NSG", groups), ("BC", keys)):
-        source = define(source, ROWS_SOURCE, name, value)
+        source = define(source, path, name, value)
     rows = 16 * groups  # a workgroup's queries: its dispatch line follows
     source, count = re.subn(r"^// kernelgen: dispatch .*$", f"// kernelgen: dispatch (seq + {rows - 1}) / {rows} heads 1",
                             source, flags=re.M)
     if count != 1:
-        raise ValueError(f"the dispatch line matched {count} times in {ROWS_SOURCE}")
+        raise ValueError(f"the dispatch line matched {count} times in {path}")
     return source
 
 
@@ -81,6 +93,10 @@ def main():
     rows_source = ROWS_SOURCE.read_text()
     for name, choice in ROWS_CHOICES.items():
         (out / f"{name}.comp").write_text(choose_rows(rows_source, *choice))
+        print(name)
+    staged_source = STAGED_SOURCE.read_text()
+    for name, choice in STAGED_CHOICES.items():
+        (out / f"{name}.comp").write_text(choose_rows(staged_source, *choice, path=STAGED_SOURCE))
         print(name)
 
 
