@@ -234,10 +234,15 @@ std::vector<Stage> reference_block(const BlockWeights& w, const Matrix& x, int64
   stages.push_back(rope("k_rope", in("k"), tables, c.heads, c.head_dim() / 2));
   stages.push_back(cache("k_cache", "k_rope"));
   stages.push_back(cache("v_cache", "v"));
-  // Both attend to the f16 cache. A prefill's attention (causal_attention) takes q in f16 too (to_half) and may
-  // round its weights to f16 (tensor cores); a decode step's (decode_attention_split and _combine) takes q and weights in f32.
+  // Both attend to the f16 cache. A prefill's attention (causal_attention) takes q in f16 too (to_half) and
+  // may round its weights to f16 (tensor cores); a decode step's weights are f32, and so are its q and output
+  // in decode_attention_split and _combine, where decode_attention_f16 (heads of 128) takes q in f16 and
+  // rounds its output to f16.
   if (past == 0)
     stages.push_back(causal_attention("attention", half_stage("", in("q_rope")), stages[6], stages[7], c.heads, true));
+  else if (decodes_attention_in_f16(c))
+    stages.push_back(half_stage("attention", causal_attention("", half_stage("", in("q_rope")), stages[6],
+                                                              stages[7], c.heads, false)));
   else
     stages.push_back(causal_attention("attention", in("q_rope"), stages[6], stages[7], c.heads, false));
   stages.push_back(linear_residual("attention_out", in("attention"), w.o, in("x")));

@@ -84,23 +84,26 @@ DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool
     add(name, size_t{T} * H * 4);
   add("mlp_gate_up", size_t{T} * F * 4);
   const bool decode = past > 0;
-  // A decode step's attention: for each new token, the cache's positions up to its own in ranges of
-  // keys_per_split (at most kMaxSplits ranges), a workgroup for each range and head, then one pass that adds
-  // the ranges up. Each token's partial rows and lse values start at a multiple of 256 bytes (a bound slice's
-  // offset must be a multiple of the device's minStorageBufferOffsetAlignment, at most 256 in Vulkan's
-  // limits).
+  // A decode step's attention at heads of 128: decode_attention_f16 for each new token, on its q in f16. At
+  // other head dims: for each new token, the cache's positions up to its own in ranges of keys_per_split (at
+  // most kMaxSplits ranges), a workgroup for each range and head, then one pass that adds the ranges up. Each
+  // token's partial rows and lse values start at a multiple of 256 bytes (a bound slice's offset must be a
+  // multiple of the device's minStorageBufferOffsetAlignment, at most 256 in Vulkan's limits).
+  attention_in_f16_ = decode && decodes_attention_in_f16(c);
+  const bool split_attention = decode && !attention_in_f16_;
   const uint32_t splits = std::min<uint32_t>(kMaxSplits, (ctx + keys_per_split - 1) / keys_per_split);
   const auto aligned = [](size_t bytes) { return (bytes + 255) / 256 * 256; };
   const size_t partial_stride = aligned(size_t{heads} * splits * D * 4),
                lse_stride = aligned(size_t{heads} * splits * 4);
-  if (decode) {
+  if (split_attention) {
     add("attention_partial", T * partial_stride);
     add("attention_lse", T * lse_stride);
   }
-  // The projections read their activations in f16 (to_half's outputs), and a prefill's attention its q.
+  // The projections read their activations in f16 (to_half's outputs), and the attention its q, but for the
+  // split decode attention (f32).
   for (const char* name : {"attention_norm_f16", "attention_f16", "mlp_norm_f16"}) add(name, size_t{T} * H * 2);
   add("mlp_gate_up_f16", size_t{T} * F * 2);
-  if (!decode) add("q_rope_f16", size_t{T} * H * 2);
+  if (!split_attention) add("q_rope_f16", size_t{T} * H * 2);
   const RopeTables tables = rope_tables(c, past, tokens);
   add("cos", tables.cos.size() * 4);
   add("sin", tables.sin.size() * 4);
@@ -125,7 +128,8 @@ DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool
   };
 
   // The step, in the order of block_reference.cpp. A prefill and a decode step differ in the ops of their
-  // projections and attention; `projections` records the rest with either set.
+  // projections and attention; `projections` records the rest with either set. `attention` records the
+  // attention and returns its output in f16, which attention_out's projection reads.
   auto projections = [&](auto&& project_qkv, auto& project_residual, auto& gate_up, auto&& attention) {
     if (timestamps_) sequence_.timestamp();
     rmsnorm.record(sequence_, {T, H}, b.buffer("x"), w("w_attention_norm"), b.buffer("attention_norm"));
@@ -143,9 +147,8 @@ DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool
                                                       {&w("k_cache"), row_offset},
                                                       {&w("v_cache"), row_offset}});
     dispatched("kv_append");
-    attention();
-    dispatched("attention");
-    project_residual.record(sequence_, {T, H, H}, input("attention", H), w("w_o"), b.buffer("x"),
+    const kernelgen::Buffer& attended = attention();
+    project_residual.record(sequence_, {T, H, H}, attended, w("w_o"), b.buffer("x"),
                             b.buffer("attention_out"));
     dispatched("attention_out");
     rmsnorm.record(sequence_, {T, H}, b.buffer("attention_out"), w("w_mlp_norm"), b.buffer("mlp_norm"));
@@ -159,8 +162,6 @@ DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool
   };
   if (decode) {
     auto& qkv = op<kernelgen::ops::qkv_gemv>("qkv_gemv");
-    auto& split = op<kernelgen::ops::decode_attention_split>("decode_attention_split");
-    auto& combine = op<kernelgen::ops::decode_attention_combine>("decode_attention_combine");
     auto& project_residual = op<kernelgen::ops::gemv_residual>("gemv_residual");
     auto& gate_up = op<kernelgen::ops::gate_up_swiglu_gemv>("gate_up_swiglu_gemv");
     projections(
@@ -170,10 +171,27 @@ DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool
           dispatched("qkv");
         },
         project_residual, gate_up,
-        [&] {
-          // Token t at position past + t attends to the cache's first past + t + 1 positions; its q and
-          // output rows are row t of q_rope and attention (hidden * 4 bytes each, a multiple of 256 at hidden
-          // 64 and 4096).
+        [&]() -> const kernelgen::Buffer& {
+          // Token t at position past + t attends to the cache's first past + t + 1 positions.
+          if (attention_in_f16_) {
+            // Its q and output rows are row t of q_rope_f16 and attention_f16 (hidden * 2 bytes each, a
+            // multiple of 256 at hidden 256 and 4096).
+            auto& attention = op<kernelgen::ops::decode_attention_f16>("decode_attention_f16");
+            const kernelgen::Buffer& q = input("q_rope", H);
+            const uint64_t row_bytes = uint64_t{H} * 2;
+            for (uint32_t t = 0; t < T; ++t)
+              attention.record(sequence_, {heads, static_cast<uint32_t>(past) + t + 1},
+                               {{&q, t * row_bytes},
+                                {&w("k_cache"), 0},
+                                {&w("v_cache"), 0},
+                                {&b.buffer("attention_f16"), t * row_bytes}});
+            dispatched("attention");
+            return b.buffer("attention_f16");
+          }
+          // Its q and output rows are row t of q_rope and attention (hidden * 4 bytes each, a multiple of 256
+          // at hidden 64).
+          auto& split = op<kernelgen::ops::decode_attention_split>("decode_attention_split");
+          auto& combine = op<kernelgen::ops::decode_attention_combine>("decode_attention_combine");
           const uint64_t row_bytes = uint64_t{H} * 4;
           for (uint32_t t = 0; t < T; ++t)
             split.record(sequence_, {heads, D, static_cast<uint32_t>(past) + t + 1, splits},
@@ -188,6 +206,8 @@ DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool
                            {{&b.buffer("attention_partial"), t * partial_stride},
                             {&b.buffer("attention_lse"), t * lse_stride},
                             {&b.buffer("attention"), t * row_bytes}});
+          dispatched("attention");
+          return input("attention", H);
         });
   } else {
     auto& project = op<kernelgen::ops::linear>("linear");
@@ -204,11 +224,13 @@ DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool
           }
         },
         project_residual, gate_up,
-        [&] {
+        [&]() -> const kernelgen::Buffer& {
           const kernelgen::Buffer& q = input("q_rope", H);
           attention.record(sequence_, {T, heads, D},
                            std::vector<kernelgen::BufferSlice>{
                                {&q, 0}, {&w("k_cache"), 0}, {&w("v_cache"), 0}, {&b.buffer("attention"), 0}});
+          dispatched("attention");
+          return input("attention", H);
         });
   }
 }
@@ -236,6 +258,12 @@ void DecoderBlock::set_input(std::span<const float> x) {
 }
 
 std::vector<float> DecoderBlock::stage(const std::string& name) const {
+  if (name == "attention" && attention_in_f16_) {  // decode_attention_f16's output, as floats
+    const kernelgen::Buffer& halves = buffer("attention_f16");
+    std::vector<Eigen::half> values(halves.size() / 2);
+    halves.download(values.data(), values.size() * 2);
+    return std::vector<float>(values.begin(), values.end());
+  }
   return buffer(name).download<float>();
 }
 

@@ -7,8 +7,10 @@
 //   copy of its input that to_half makes, and causal_attention over the prompt's own keys and values, as the
 //   cache holds them in f16 (and q, through to_half);
 // - past > 0 (a decode step): gemv, gemv_residual and gate_up_swiglu_gemv for the projections (their kernels
-//   spread each weight over many workgroups) and flash-decoding over the cache: decode_attention_split (the
-//   cache's positions in ranges of 128, a workgroup each) then decode_attention_combine.
+//   spread each weight over many workgroups) and flash-decoding over the cache: at heads of 128, the
+//   catalog's decode_attention_f16 on q in f16 (through to_half), one dispatch a new token; at other head
+//   dims, decode_attention_split (the cache's positions in ranges of 128, a workgroup each) then
+//   decode_attention_combine, in f32.
 // Both append the new keys (after the rotary embedding) and values to the cache with kv_append, bound at the
 // cache's rows past.. (a BufferSlice). The runtime puts barriers only where a dispatch reads what another
 // wrote.
@@ -17,14 +19,15 @@
 
 #include <kernelgen/ops/causal_attention.hpp>
 #include <kernelgen/ops/decode_attention_combine.hpp>
+#include <kernelgen/ops/decode_attention_f16.hpp>
 #include <kernelgen/ops/decode_attention_split.hpp>
 #include <kernelgen/ops/gate_up_swiglu.hpp>
 #include <kernelgen/ops/gate_up_swiglu_gemv.hpp>
 #include <kernelgen/ops/gemv_residual.hpp>
-#include <kernelgen/ops/qkv_gemv.hpp>
 #include <kernelgen/ops/kv_append.hpp>
 #include <kernelgen/ops/linear.hpp>
 #include <kernelgen/ops/linear_residual.hpp>
+#include <kernelgen/ops/qkv_gemv.hpp>
 #include <kernelgen/ops/rmsnorm.hpp>
 #include <kernelgen/ops/rope.hpp>
 #include <kernelgen/ops/to_half.hpp>
@@ -59,9 +62,9 @@ inline constexpr uint32_t kKeysPerSplit = 128, kMaxSplits = 256;
 class DecoderBlock {
  public:
   // Records the step, with a GPU timestamp after each dispatch when `timestamps`. Throws
-  // std::invalid_argument when past + tokens exceeds the cache's capacity. A decode step's attention takes
-  // the cache's positions in ranges of `keys_per_split` (at most kMaxSplits ranges), a workgroup per range
-  // and head.
+  // std::invalid_argument when past + tokens exceeds the cache's capacity. A decode step's split attention
+  // (at head dims other than 128) takes the cache's positions in ranges of `keys_per_split` (at most
+  // kMaxSplits ranges), a workgroup per range and head.
   DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool timestamps,
                uint32_t keys_per_split = kKeysPerSplit);
 
@@ -89,6 +92,7 @@ class DecoderBlock {
   BlockState* state_;
   int64_t past_, tokens_;
   bool timestamps_;
+  bool attention_in_f16_ = false;  // a decode step's attention is decode_attention_f16
   std::vector<std::pair<std::string, kernelgen::Buffer>> buffers_;
   std::vector<std::shared_ptr<void>> ops_;  // the op objects this step records, kept alive with it
   std::vector<std::string> kernels_;

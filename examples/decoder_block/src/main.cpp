@@ -208,7 +208,7 @@ int main(int argc, char** argv) {
   uint32_t keys_per_split = block::kKeysPerSplit;
   bool tamper = false;
   auto common = [&](CLI::App* command) {
-    command->add_option("--config", config_name, "tiny or llama")->capture_default_str();
+    command->add_option("--config", config_name, "tiny, mini or llama")->capture_default_str();
     command->add_option("--tokens", tokens, "new tokens in the step")
         ->capture_default_str()
         ->check(CLI::Range(1, 1 << 20));
@@ -218,8 +218,9 @@ int main(int argc, char** argv) {
     command->add_option("--seed", seed, "the weights' and the input's seed")->capture_default_str();
     command->add_option("--weights", weights_path, "the safetensors file of the weights")->required();
     command
-        ->add_option("--keys-per-split", keys_per_split,
-                     "a decode step's cache positions per workgroup of its attention")
+        ->add_option(
+            "--keys-per-split", keys_per_split,
+            "a decode step's cache positions per workgroup of its split attention (head dims other than 128)")
         ->capture_default_str()
         ->check(CLI::Range(1, 1 << 20));
   };
