@@ -10,7 +10,8 @@ MAX_RANGES ranges a head, PIPE 1 to load a cluster's next block before using thi
 gemv_f16_wide.comp: NT invocations a workgroup, COLS columns of y a workgroup, U 16-byte loads of w an invocation
 issues at once.
 
-Usage: decode_sweep.py <out dir> [--stride N]; prints `<op>=<file>` for each, for variants_on_gpu.sh."""
+Usage: decode_sweep.py <out dir> [--stride N] [--stream NT,B,MAX_RANGES,PIPE ...]; prints `<op>=<file>` for each,
+for variants_on_gpu.sh. --stream writes those stream choices alone, in place of the whole sweep."""
 import argparse
 import itertools
 import pathlib
@@ -40,12 +41,27 @@ def write(template, out, name, values):
     return path
 
 
+def write_stream(out, nt, b, ranges, pipe, stride):
+    path = write("decode_attention_f16_stream.comp", out, f"da_stream_t{nt}_b{b}_s{ranges}_p{pipe}",
+                 dict(NT=nt, B=b, MAX_RANGES=ranges, MIN_KEYS=16, STRIDE=stride, PIPE=pipe))
+    print(f"decode_attention_f16={path}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("out", type=pathlib.Path)
     parser.add_argument("--stride", type=int, default=256, help="the sweep spec's ranges of scratch (partials)")
+    parser.add_argument("--stream", nargs="+", metavar="NT,B,MAX_RANGES,PIPE",
+                        help="write these choices of the stream template alone")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.stream:
+        for choice in args.stream:
+            nt, b, ranges, pipe = (int(v) for v in choice.split(","))
+            if ranges > min(nt, args.stride):
+                parser.error(f"--stream {choice}: MAX_RANGES is at most NT and --stride")
+            write_stream(args.out, nt, b, ranges, pipe, args.stride)
+        return
     for nt, kpi, ranges in ATTENTION:
         if ranges > args.stride:
             continue
@@ -55,9 +71,7 @@ def main():
     for nt, b, ranges, pipe in STREAM:
         if ranges > args.stride:
             continue
-        path = write("decode_attention_f16_stream.comp", args.out, f"da_stream_t{nt}_b{b}_s{ranges}_p{pipe}",
-                     dict(NT=nt, B=b, MAX_RANGES=ranges, MIN_KEYS=16, STRIDE=args.stride, PIPE=pipe))
-        print(f"decode_attention_f16={path}")
+        write_stream(args.out, nt, b, ranges, pipe, args.stride)
     for nt, cols, u in GEMV:
         path = write("gemv_f16_wide.comp", args.out, f"gemv_t{nt}_c{cols}_u{u}", dict(NT=nt, COLS=cols, U=u))
         print(f"gemv_f16={path}")
