@@ -13,7 +13,9 @@
 // attention_f16_cm2_rows.comp loaded every 16 x 16 key and value tile of a block from the buffers in each
 // subgroup (four times the loads of the workgroup-scope kernel, three times slower), here the invocations copy a
 // block's BC rows of keys and values with 16-byte loads into shared rows padded by 16 bytes (no two rows of a tile
-// on one bank), and the subgroups read their B operands from there.
+// on one bank), and the subgroups read their B operands from there. Measured on an H200, it ran no faster than the
+// workgroup-scope kernel at heads of 128 and slower at 64 (benchmarks/RESULTS.md, "attention_f16 with keys and
+// values staged in shared memory"): kept as the record of that sweep, not as a variant.
 // Choices, for benchmarks/gpu/attention_cm2_sweep.py to set:
 //   HEAD_DIM  128 (attention_f16) or 64 (attention_f16_d64);
 //   NSG  row groups of 16 a workgroup, one a subgroup of 32 (a device with fewer subgroups loops);
