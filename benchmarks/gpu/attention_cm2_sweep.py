@@ -90,14 +90,12 @@ def main():
     for name, choice in CHOICES.items():
         (out / f"{name}.comp").write_text(choose(source, *choice))
         print(name)
-    rows_source = ROWS_SOURCE.read_text()
-    for name, choice in ROWS_CHOICES.items():
-        (out / f"{name}.comp").write_text(choose_rows(rows_source, *choice))
-        print(name)
-    staged_source = STAGED_SOURCE.read_text()
-    for name, choice in STAGED_CHOICES.items():
-        (out / f"{name}.comp").write_text(choose_rows(staged_source, *choice, path=STAGED_SOURCE))
-        print(name)
+    # The staged kernel takes the rows kernel's three choices.
+    for path, choices in ((ROWS_SOURCE, ROWS_CHOICES), (STAGED_SOURCE, STAGED_CHOICES)):
+        source = path.read_text()
+        for name, choice in choices.items():
+            (out / f"{name}.comp").write_text(choose_rows(source, *choice, path=path))
+            print(name)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,13 @@ const kernelgen::Buffer& find(const std::vector<std::pair<std::string, kernelgen
   throw std::invalid_argument("decoder block: no buffer named " + name);
 }
 
+// The first `count` f16 values of a buffer, as floats.
+std::vector<float> halves_as_floats(const kernelgen::Buffer& buffer, size_t count) {
+  std::vector<Eigen::half> halves(count);
+  buffer.download(halves.data(), count * 2);
+  return std::vector<float>(halves.begin(), halves.end());
+}
+
 }  // namespace
 
 BlockState::BlockState(kernelgen::Device& device, const BlockWeights& w, int64_t capacity)
@@ -47,9 +54,7 @@ const kernelgen::Buffer& BlockState::buffer(const std::string& name) const {
 }
 
 std::vector<float> BlockState::cache(const std::string& name, int64_t rows) const {
-  std::vector<Eigen::half> halves(static_cast<size_t>(rows * config_.hidden));
-  buffer(name).download(halves.data(), halves.size() * 2);
-  return std::vector<float>(halves.begin(), halves.end());
+  return halves_as_floats(buffer(name), static_cast<size_t>(rows * config_.hidden));
 }
 
 template <class Op>
@@ -79,18 +84,19 @@ DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool
   auto add = [&](const std::string& name, size_t bytes) {
     buffers_.emplace_back(name, kernelgen::Buffer(state.device(), bytes));
   };
-  for (const char* name : {"x", "attention_norm", "q", "k", "v", "q_rope", "k_rope", "attention",
-                           "attention_out", "mlp_norm", "output"})
-    add(name, size_t{T} * H * 4);
-  add("mlp_gate_up", size_t{T} * F * 4);
   const bool decode = past > 0;
+  for (const char* name :
+       {"x", "attention_norm", "q", "k", "v", "q_rope", "k_rope", "attention_out", "mlp_norm", "output"})
+    add(name, size_t{T} * H * 4);
+  // decode_attention_f16 writes its output in f16 only (attention_f16, below).
+  if (!attention_in_f16()) add("attention", size_t{T} * H * 4);
+  add("mlp_gate_up", size_t{T} * F * 4);
   // A decode step's attention at heads of 128: decode_attention_f16 for each new token, on its q in f16. At
   // other head dims: for each new token, the cache's positions up to its own in ranges of keys_per_split (at
   // most kMaxSplits ranges), a workgroup for each range and head, then one pass that adds the ranges up. Each
   // token's partial rows and lse values start at a multiple of 256 bytes (a bound slice's offset must be a
   // multiple of the device's minStorageBufferOffsetAlignment, at most 256 in Vulkan's limits).
-  attention_in_f16_ = decode && decodes_attention_in_f16(c);
-  const bool split_attention = decode && !attention_in_f16_;
+  const bool split_attention = decode && !attention_in_f16();
   const uint32_t splits = std::min<uint32_t>(kMaxSplits, (ctx + keys_per_split - 1) / keys_per_split);
   const auto aligned = [](size_t bytes) { return (bytes + 255) / 256 * 256; };
   const size_t partial_stride = aligned(size_t{heads} * splits * D * 4),
@@ -173,7 +179,7 @@ DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool
         project_residual, gate_up,
         [&]() -> const kernelgen::Buffer& {
           // Token t at position past + t attends to the cache's first past + t + 1 positions.
-          if (attention_in_f16_) {
+          if (attention_in_f16()) {
             // Its q and output rows are row t of q_rope_f16 and attention_f16 (hidden * 2 bytes each, a
             // multiple of 256 at hidden 256 and 4096).
             auto& attention = op<kernelgen::ops::decode_attention_f16>("decode_attention_f16");
@@ -235,6 +241,10 @@ DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool
   }
 }
 
+bool DecoderBlock::attention_in_f16() const {
+  return past_ > 0 && decodes_attention_in_f16(state_->config());
+}
+
 void DecoderBlock::dispatched(const std::string& stage) {
   dispatch_names_.push_back(stage);
   if (timestamps_) sequence_.timestamp();
@@ -258,11 +268,9 @@ void DecoderBlock::set_input(std::span<const float> x) {
 }
 
 std::vector<float> DecoderBlock::stage(const std::string& name) const {
-  if (name == "attention" && attention_in_f16_) {  // decode_attention_f16's output, as floats
+  if (name == "attention" && attention_in_f16()) {  // decode_attention_f16's output, as floats
     const kernelgen::Buffer& halves = buffer("attention_f16");
-    std::vector<Eigen::half> values(halves.size() / 2);
-    halves.download(values.data(), values.size() * 2);
-    return std::vector<float>(values.begin(), values.end());
+    return halves_as_floats(halves, halves.size() / 2);
   }
   return buffer(name).download<float>();
 }

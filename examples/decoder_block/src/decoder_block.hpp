@@ -86,13 +86,14 @@ class DecoderBlock {
   kernelgen::Buffer& buffer(const std::string& name);
   const kernelgen::Buffer& buffer(const std::string& name) const;
   void dispatched(const std::string& stage);
+  // Whether this step is a decode step whose attention is decode_attention_f16 (decodes_attention_in_f16).
+  bool attention_in_f16() const;
   template <class Op>
   Op& op(const char* name);
 
   BlockState* state_;
   int64_t past_, tokens_;
   bool timestamps_;
-  bool attention_in_f16_ = false;  // a decode step's attention is decode_attention_f16
   std::vector<std::pair<std::string, kernelgen::Buffer>> buffers_;
   std::vector<std::shared_ptr<void>> ops_;  // the op objects this step records, kept alive with it
   std::vector<std::string> kernels_;
