@@ -10,14 +10,16 @@
 // workgroup, x loaded straight from its rows and w ([out, in], n x k) through a transposing tensor view. Tiles
 // wholly inside y with k a multiple of BK * KU and of 8 take unclamped layouts with the `stride & ~7u` hint
 // (16-byte loads); elsewhere clamped layouts read zero past the edges and the store drops what lies outside y.
-// kernelgen: dispatch (n + 127) / 128 (m + 127) / 128 1
+// Tiles of 64 x 128: at a prefill's m = 512 they make 256 workgroups for the H200's 132 multiprocessors, where
+// 128 x 128 made 128 and left each multiprocessor one (benchmarks/RESULTS.md: 10% faster at BENCH_DIMS).
+// kernelgen: dispatch (n + 127) / 128 (m + 63) / 64 1
 layout(local_size_x = 128) in;
 layout(push_constant) uniform Dims { uint m; uint k; uint n; } dims;
 layout(set = 0, binding = 0, std430) readonly buffer X { float16_t x[]; };
 layout(set = 0, binding = 1, std430) readonly buffer W { float16_t w[]; };
 layout(set = 0, binding = 2, std430) writeonly buffer Y { float y[]; };
 
-const uint BM = 128u, BN = 128u, BK = 64u, KU = 4u;  // KU: k steps unrolled on the fast path
+const uint BM = 64u, BN = 128u, BK = 64u, KU = 4u;  // KU: k steps unrolled on the fast path
 #define ACC coopmat<float, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator>
 #define MAT_A coopmat<float16_t, gl_ScopeWorkgroup, BM, BK, gl_MatrixUseA>
 #define MAT_B coopmat<float16_t, gl_ScopeWorkgroup, BK, BN, gl_MatrixUseB>
