@@ -67,12 +67,12 @@ Op& DecoderBlock::op(const char* name) {
 }
 
 DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool timestamps,
-                           uint32_t keys_per_split)
+                           uint32_t keys_per_split, uint32_t prefill_splits)
     : state_(&state),
       past_(past),
       tokens_(tokens),
       timestamps_(timestamps),
-      sequence_(state.device(), timestamps ? 32 : 0) {  // room for a prefill's 18 timestamps (17 dispatches)
+      sequence_(state.device(), timestamps ? 32 : 0) {  // room for a prefill's 19 timestamps (18 dispatches)
   if (past < 0 || tokens < 1 || past + tokens > state.capacity())
     throw std::invalid_argument("decoder block: " + std::to_string(tokens) + " tokens after " +
                                 std::to_string(past) + " do not fit the KV cache's " +
@@ -91,6 +91,13 @@ DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool
   // decode_attention_f16 writes its output in f16 only (attention_f16, below).
   if (!attention_in_f16()) add("attention", size_t{T} * H * 4);
   add("mlp_gate_up", size_t{T} * F * 4);
+  // A prefill's down projection: its partial products, one range of k each.
+  const uint32_t tiles = (T + 127) / 128 * ((H + 127) / 128);
+  const uint32_t down_splits = decode                     ? 1
+                               : prefill_splits           ? prefill_splits
+                               : tiles < kSplitBelowTiles ? 2
+                                                          : 1;
+  if (down_splits > 1) add("partials", size_t{down_splits} * T * H * 4);
   // A decode step's attention at heads of 128: decode_attention_f16 for each new token, on its q in f16. At
   // other head dims: for each new token, the cache's positions up to its own in ranges of keys_per_split (at
   // most kMaxSplits ranges), a workgroup for each range and head, then one pass that adds the ranges up. Each
@@ -136,7 +143,7 @@ DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool
   // The step, in the order of block_reference.cpp. A prefill and a decode step differ in the ops of their
   // projections and attention; `projections` records the rest with either set. `attention` records the
   // attention and returns its output in f16, which attention_out's projection reads.
-  auto projections = [&](auto&& project_qkv, auto& project_residual, auto& gate_up, auto&& attention) {
+  auto projections = [&](auto&& project_qkv, auto&& project_residual, auto& gate_up, auto&& attention) {
     if (timestamps_) sequence_.timestamp();
     rmsnorm.record(sequence_, {T, H}, b.buffer("x"), w("w_attention_norm"), b.buffer("attention_norm"));
     dispatched("attention_norm");
@@ -154,21 +161,23 @@ DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool
                                                       {&w("v_cache"), row_offset}});
     dispatched("kv_append");
     const kernelgen::Buffer& attended = attention();
-    project_residual.record(sequence_, {T, H, H}, attended, w("w_o"), b.buffer("x"),
-                            b.buffer("attention_out"));
-    dispatched("attention_out");
+    project_residual("attention_out", H, attended, w("w_o"), b.buffer("x"), 1);
     rmsnorm.record(sequence_, {T, H}, b.buffer("attention_out"), w("w_mlp_norm"), b.buffer("mlp_norm"));
     dispatched("mlp_norm");
     gate_up.record(sequence_, {T, H, F}, input("mlp_norm", H), w("w_gate"), w("w_up"),
                    b.buffer("mlp_gate_up"));
     dispatched("mlp_gate_up");
-    project_residual.record(sequence_, {T, F, H}, input("mlp_gate_up", F), w("w_down"),
-                            b.buffer("attention_out"), b.buffer("output"));
-    dispatched("output");
+    project_residual("output", F, input("mlp_gate_up", F), w("w_down"), b.buffer("attention_out"),
+                     down_splits);
   };
   if (decode) {
     auto& qkv = op<kernelgen::ops::qkv_gemv>("qkv_gemv");
-    auto& project_residual = op<kernelgen::ops::gemv_residual>("gemv_residual");
+    auto& gemv_residual = op<kernelgen::ops::gemv_residual>("gemv_residual");
+    auto project_residual = [&](const char* stage, uint32_t k, const kernelgen::Buffer& x,
+                                const kernelgen::Buffer& weight, const kernelgen::Buffer& r, uint32_t) {
+      gemv_residual.record(sequence_, {T, k, H}, x, weight, r, b.buffer(stage));
+      dispatched(stage);
+    };
     auto& gate_up = op<kernelgen::ops::gate_up_swiglu_gemv>("gate_up_swiglu_gemv");
     projections(
         [&](const kernelgen::Buffer& normed) {
@@ -218,7 +227,23 @@ DecoderBlock::DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool
   } else {
     auto& project = op<kernelgen::ops::linear>("linear");
     auto& attention = op<kernelgen::ops::causal_attention>("causal_attention");
-    auto& project_residual = op<kernelgen::ops::linear_residual>("linear_residual");
+    // y = x w^T + r in one dispatch, or k's `splits` ranges' products and then their sum and r.
+    auto& whole = op<kernelgen::ops::linear_residual>("linear_residual");
+    auto* partials = down_splits > 1 ? &op<kernelgen::ops::linear_partials>("linear_partials") : nullptr;
+    auto* add_up =
+        down_splits > 1 ? &op<kernelgen::ops::sum_partials_residual>("sum_partials_residual") : nullptr;
+    auto project_residual = [&](const char* stage, uint32_t k, const kernelgen::Buffer& x,
+                                const kernelgen::Buffer& weight, const kernelgen::Buffer& r,
+                                uint32_t splits) {
+      if (splits == 1) {
+        whole.record(sequence_, {T, k, H}, x, weight, r, b.buffer(stage));
+      } else {
+        partials->record(sequence_, {T, k, H, splits}, x, weight, b.buffer("partials"));
+        dispatched(std::string(stage) + "_partials");
+        add_up->record(sequence_, {splits, T, H}, b.buffer("partials"), r, b.buffer(stage));
+      }
+      dispatched(stage);
+    };
     auto& gate_up = op<kernelgen::ops::gate_up_swiglu>("gate_up_swiglu");
     // The attention takes q in f16 and the keys and values kv_append has just written to the cache's rows
     // 0...

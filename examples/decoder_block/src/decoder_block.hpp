@@ -4,8 +4,9 @@
 // once into one Sequence and submitted again for every call: `tokens` new tokens at positions
 // past..past+tokens-1.
 // - past = 0 (a prefill): linear, linear_residual and gate_up_swiglu for the projections, each reading an f16
-//   copy of its input that to_half makes, and causal_attention over the prompt's own keys and values, as the
-//   cache holds them in f16 (and q, through to_half);
+//   copy of its input that to_half makes (the down projection split along k where its tiles are few:
+//   linear_partials, then sum_partials_residual), and causal_attention over the prompt's own keys and values,
+//   as the cache holds them in f16 (and q, through to_half);
 // - past > 0 (a decode step): gemv, gemv_residual and gate_up_swiglu_gemv for the projections (their kernels
 //   spread each weight over many workgroups) and flash-decoding over the cache: at heads of 128, the
 //   catalog's decode_attention_f16 on q in f16 (through to_half), one dispatch a new token; at other head
@@ -26,10 +27,12 @@
 #include <kernelgen/ops/gemv_residual.hpp>
 #include <kernelgen/ops/kv_append.hpp>
 #include <kernelgen/ops/linear.hpp>
+#include <kernelgen/ops/linear_partials.hpp>
 #include <kernelgen/ops/linear_residual.hpp>
 #include <kernelgen/ops/qkv_gemv.hpp>
 #include <kernelgen/ops/rmsnorm.hpp>
 #include <kernelgen/ops/rope.hpp>
+#include <kernelgen/ops/sum_partials_residual.hpp>
 #include <kernelgen/ops/to_half.hpp>
 #include <kernelgen/runtime.hpp>
 
@@ -58,15 +61,22 @@ class BlockState {
 };
 
 inline constexpr uint32_t kKeysPerSplit = 128, kMaxSplits = 256;
+// A prefill's down projection is split along k in two where the 128 x 128 tiles of its output number fewer
+// than this: 128 at 512 tokens of hidden 4096, where an H200's 132 multiprocessors hold two of these
+// workgroups each.
+inline constexpr uint32_t kSplitBelowTiles = 256;
 
 class DecoderBlock {
  public:
   // Records the step, with a GPU timestamp after each dispatch when `timestamps`. Throws
   // std::invalid_argument when past + tokens exceeds the cache's capacity. A decode step's split attention
   // (at head dims other than 128) takes the cache's positions in ranges of `keys_per_split` (at most
-  // kMaxSplits ranges), a workgroup per range and head.
+  // kMaxSplits ranges), a workgroup per range and head. A prefill's down projection takes k in
+  // `prefill_splits` ranges (linear_partials, then sum_partials_residual; 1: linear_residual, as the
+  // attention's output projection), or where it is 0 in two where its tiles are fewer than kSplitBelowTiles,
+  // else one.
   DecoderBlock(BlockState& state, int64_t past, int64_t tokens, bool timestamps,
-               uint32_t keys_per_split = kKeysPerSplit);
+               uint32_t keys_per_split = kKeysPerSplit, uint32_t prefill_splits = 0);
 
   int64_t tokens() const { return tokens_; }
   int64_t past() const { return past_; }

@@ -62,7 +62,7 @@ void fill_cache(block::BlockState& state, const Matrix& x_all, int64_t past) {
 }
 
 int check(const block::BlockConfig& config, int64_t past, int64_t tokens, uint32_t keys_per_split,
-          uint64_t seed, const std::filesystem::path& path, bool tamper) {
+          uint32_t prefill_splits, uint64_t seed, const std::filesystem::path& path, bool tamper) {
   std::filesystem::remove(path);  // the check writes the file from its seed, every time
   const block::BlockWeights weights = weights_through_file(config, seed, path);
   const int64_t ctx = past + tokens;
@@ -73,7 +73,7 @@ int check(const block::BlockConfig& config, int64_t past, int64_t tokens, uint32
   std::printf("device: %s\n", device.info().name.c_str());
   block::BlockState state(device, weights, ctx);
   fill_cache(state, x_all, past);
-  block::DecoderBlock gpu(state, past, tokens, false, keys_per_split);
+  block::DecoderBlock gpu(state, past, tokens, false, keys_per_split, prefill_splits);
   for (const std::string& line : gpu.kernels()) std::printf("  %s\n", line.c_str());
   gpu.set_input({x.data(), static_cast<size_t>(x.size())});
   gpu.forward();
@@ -142,13 +142,14 @@ double median(std::vector<double> v) {
 }
 
 int bench(const block::BlockConfig& config, int64_t past, int64_t tokens, uint32_t keys_per_split,
-          uint64_t seed, const std::filesystem::path& path, int iterations, const std::string& json_path) {
+          uint32_t prefill_splits, uint64_t seed, const std::filesystem::path& path, int iterations,
+          const std::string& json_path) {
   const block::BlockWeights weights = weights_through_file(config, seed, path);
   const Matrix x_all = make_input(past + tokens, config.hidden, seed);
   kernelgen::Device device;
   block::BlockState state(device, weights, past + tokens);
   fill_cache(state, x_all, past);  // once: the prompt before the timed step
-  block::DecoderBlock gpu(state, past, tokens, true, keys_per_split);
+  block::DecoderBlock gpu(state, past, tokens, true, keys_per_split, prefill_splits);
   const Matrix x = x_all.bottomRows(tokens);
   gpu.set_input({x.data(), static_cast<size_t>(x.size())});
   // Warm-up: pipelines and caches, and the GPU's clocks, which drop while the weights are made or read and take
@@ -205,7 +206,7 @@ int main(int argc, char** argv) {
   int64_t tokens = 7, past = 0;
   uint64_t seed = 1;
   int iterations = 20;
-  uint32_t keys_per_split = block::kKeysPerSplit;
+  uint32_t keys_per_split = block::kKeysPerSplit, prefill_splits = 0;
   bool tamper = false;
   auto common = [&](CLI::App* command) {
     command->add_option("--config", config_name, "tiny, mini or llama")->capture_default_str();
@@ -223,6 +224,13 @@ int main(int argc, char** argv) {
             "a decode step's cache positions per workgroup of its split attention (head dims other than 128)")
         ->capture_default_str()
         ->check(CLI::Range(1, 1 << 20));
+    command
+        ->add_option(
+            "--prefill-splits", prefill_splits,
+            "a prefill's down projection in this many ranges of k (1: one dispatch; 0: two where its "
+            "tiles are few)")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 64));
   };
   CLI::App* check_command =
       app.add_subcommand("check", "one forward pass, checked against the CPU reference");
@@ -235,8 +243,10 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   try {
     const block::BlockConfig config = block::config_named(config_name);
-    if (*check_command) return check(config, past, tokens, keys_per_split, seed, weights_path, tamper);
-    return bench(config, past, tokens, keys_per_split, seed, weights_path, iterations, json_path);
+    if (*check_command)
+      return check(config, past, tokens, keys_per_split, prefill_splits, seed, weights_path, tamper);
+    return bench(config, past, tokens, keys_per_split, prefill_splits, seed, weights_path, iterations,
+                 json_path);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "decoder_block: %s\n", e.what());
     return 2;
