@@ -58,7 +58,9 @@ const Known kKnown[] = {
      "gl_CooperativeMatrixClampModeConstantNV read 0 past a tensor's edge and drop stores outside it, so "
      "ragged tiles need no guards; on tiles wholly inside, an unclamped layout given "
      "setTensorLayoutStrideNV(l, stride & ~7u, 1) where stride % 8 == 0 tells the compiler every row is "
-     "16-byte aligned, without which loads are narrow and several times slower; createTensorViewNV(2, false, "
+     "16-byte aligned, without which loads are narrow and several times slower, and so does a slice offset "
+     "the compiler sees is a multiple of 8 (a k loop from begin & ~7u where begin % 8 == 0, not from begin); "
+     "createTensorViewNV(2, false, "
      "1, 0) loads the transpose (w^T from [out, in] weights); epilogues through "
      "coopMatPerElementNV(result, m, f, args...) with f(uint row, uint col, float element, args...), or "
      "element i < m.length() of matrices of one type; row reductions through coopMatReduceNV"},
