@@ -14,7 +14,7 @@
 // buffers, and its tile stored through a clamped tensor layout, then read back for the bounds' check. Issue 37 asks
 // whether f16 parts on cooperative_matrix2 beat the coopmat variant: on an H200 (benchmarks/RESULTS.md, "f32 from f16
 // parts on cooperative_matrix2") matmul_bias_gelu written this way ran 8435.4 us against its coopmat variant's
-// 3573.1, and matmul's and bmm's failed validation (NaN where a tile's bound sent it to be computed again in f32).
+// 3573.1, and matmul's and bmm's failed validation (NaN on the outliers and sparse cases, not chased).
 // Kept as the record of that measurement, not as a variant; its bmm and matmul_bias_gelu forms were the
 // transformations ops/matmul/derive_coopmat_family.py applies to the coopmat kernel.
 //
