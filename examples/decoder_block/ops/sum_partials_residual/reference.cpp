@@ -1,7 +1,7 @@
 #include <kernelgen/reference.hpp>
 
 // The ranges of a split-K product added up, then the residual (linear_partials' partial products of a prefill's
-// output and down projections): y = (p[0] + p[1] + ... + p[splits - 1]) + r, in that order, in f32.
+// down projection): y = (p[0] + p[1] + ... + p[splits - 1]) + r, in that order, in f32.
 //   p is splits x m x n f32, r and y are m x n f32. Non-finite values follow IEEE arithmetic.
 KERNELGEN_REFERENCE(sum_partials_residual) {
   const auto& p = inputs[0];
