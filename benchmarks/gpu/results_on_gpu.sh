@@ -8,6 +8,8 @@
 # 374 + 141 + 193 s in three calls (relu to bmm, sum_lastdim to matmul_bias_gelu, the rest). Where one call of at
 # most 10 minutes is not enough, run the ops in parts (the third argument) on one warm machine.
 # Usage: benchmarks/gpu/results_on_gpu.sh <kit.tar.xz from pack_bench_kit.sh> [device_peaks.json] [op,op,...]
+# COMPARE_ARGS: more arguments for compare.py, e.g. "--chosen-only --processes 1" (the variant this GPU runs
+# alone, one benchmark process a row), with which the whole catalog fits one call on an H200 (benchmarks/RESULTS.md).
 set -euo pipefail
 kit_file=${1:?usage: $0 <kit.tar.xz> [device_peaks.json] [op,op,...]}
 peaks=${2:-}
@@ -21,4 +23,4 @@ if [[ -x $kit/build/benchmarks/bench_kernelgen_coopmat_ceiling ]]; then
   "$kit/build/benchmarks/bench_kernelgen_coopmat_ceiling" 2>&1 | grep -E "^BM_"
 fi
 echo "==== every op beside PyTorch"
-python3 "$here/../compare/compare.py" --build "$kit/build" ${peaks:+--peaks "$peaks"} ${ops:+--ops "$ops"}
+python3 "$here/../compare/compare.py" --build "$kit/build" ${peaks:+--peaks "$peaks"} ${ops:+--ops "$ops"} ${COMPARE_ARGS:-}

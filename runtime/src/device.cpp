@@ -360,10 +360,24 @@ std::vector<CooperativeMatrixShape> cooperative_matrix_shapes(VkInstance instanc
   return shapes;
 }
 
+// 16 bytes as 8-4-4-4-12 lowercase hex digits, the form nvidia-smi prints after "GPU-".
+std::string uuid_text(const uint8_t (&bytes)[VK_UUID_SIZE]) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string text;
+  for (size_t i = 0; i < VK_UUID_SIZE; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) text += '-';
+    text += kDigits[bytes[i] >> 4];
+    text += kDigits[bytes[i] & 15];
+  }
+  return text;
+}
+
 DeviceInfo describe(VkInstance instance, VkPhysicalDevice physical, uint32_t index) {
   VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
   VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
   subgroup.pNext = &driver;
+  VkPhysicalDeviceIDProperties id{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
+  driver.pNext = &id;
   VkPhysicalDeviceProperties2 properties{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
   properties.pNext = &subgroup;
   vkGetPhysicalDeviceProperties2(physical, &properties);
@@ -374,6 +388,7 @@ DeviceInfo describe(VkInstance instance, VkPhysicalDevice physical, uint32_t ind
   info.name = properties.properties.deviceName;
   info.type = type_name(properties.properties.deviceType);
   info.driver = std::string(driver.driverName) + " " + driver.driverInfo;
+  info.uuid = uuid_text(id.deviceUUID);
   info.vendor_id = properties.properties.vendorID;
   info.api_version = properties.properties.apiVersion;
   info.subgroup_size = subgroup.subgroupSize;
@@ -483,7 +498,12 @@ bool has_extension(const DeviceInfo& device, const std::string& name) {
 bool matches_selector(const DeviceInfo& device, const std::string& selector) {
   const bool numeric =
       !selector.empty() && std::all_of(selector.begin(), selector.end(), [](unsigned char c) { return std::isdigit(c); });
-  if (!numeric) return !selector.empty() && lower(device.name).find(lower(selector)) != std::string::npos;
+  if (!numeric) {
+    const std::string text = lower(selector);
+    const std::string uuid = text.starts_with("gpu-") ? text.substr(4) : text;
+    if (!device.uuid.empty() && uuid == device.uuid) return true;
+    return !text.empty() && lower(device.name).find(text) != std::string::npos;
+  }
   errno = 0;
   const unsigned long long index = std::strtoull(selector.c_str(), nullptr, 10);
   return errno == 0 && index == device.index;

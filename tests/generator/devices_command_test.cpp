@@ -25,6 +25,7 @@ DeviceInfo gpu() {
   info.name = "Fixture GPU";
   info.type = "discrete";
   info.driver = "fixture driver 1.0";
+  info.uuid = "8c3e5a7b-0d1f-2a3b-4c5d-6e7f8091a2b3";
   info.api_version = (1u << 22) | (3u << 12);
   info.subgroup_size = 32;
   info.subgroup_operations = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
@@ -46,6 +47,7 @@ TEST(Devices, SummaryHasTheCapabilitiesThePromptUses) {
   const json& device = devices[0];
   EXPECT_EQ(device["index"], 1);
   EXPECT_EQ(device["name"], "Fixture GPU");
+  EXPECT_EQ(device["uuid"], "8c3e5a7b-0d1f-2a3b-4c5d-6e7f8091a2b3");
   EXPECT_EQ(device["subgroup_size"], 32);
   EXPECT_EQ(device["subgroup_operations"], json({"basic", "arithmetic"}));
   EXPECT_EQ(device["max_shared_memory_bytes"], 49152);
@@ -121,6 +123,7 @@ TEST(Devices, TextSaysWhatEachDeviceCanDo) {
   EXPECT_THAT(
       text,
       HasSubstr("1: Fixture GPU (discrete, fixture driver 1.0), subgroup 32, shared memory 49152 bytes"));
+  EXPECT_THAT(text, HasSubstr("   uuid 8c3e5a7b-0d1f-2a3b-4c5d-6e7f8091a2b3 (KERNELGEN_DEVICE takes it"));
   EXPECT_THAT(text, HasSubstr("subgroup operations: basic, arithmetic"));
   EXPECT_THAT(text, HasSubstr("16-bit: storage yes, f16 arithmetic yes, int16 yes"));
   EXPECT_THAT(text, HasSubstr("8-bit: storage no, int8 arithmetic no"));

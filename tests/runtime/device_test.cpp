@@ -1,4 +1,4 @@
-// Device: picking a Vulkan device by index, by name or by type, through DeviceOptions or $KERNELGEN_DEVICE;
+// Device: picking a Vulkan device by index, by UUID, by name or by type, through DeviceOptions or $KERNELGEN_DEVICE;
 // reporting and enabling the optional features that f16 and 8-bit tensors need.
 #include "kernelgen/device.hpp"
 
@@ -64,6 +64,24 @@ TEST(Device, SelectsByCaseInsensitiveNameSubstring) {
   const Device device(DeviceOptions{.selector = "LLVMpipe"});
   EXPECT_THAT(device.info().name, HasSubstr("llvmpipe"));
   EXPECT_EQ(device.info().type, "cpu");
+}
+
+// The UUID tells two GPUs of one model apart, in the form nvidia-smi prints (with or without its "GPU-", any
+// case), and it is the same device's in every listing.
+TEST(Device, SelectsByUuidWithOrWithoutNvidiaSmisPrefix) {
+  const auto devices = Device::list();
+  const Device first(DeviceOptions{.selector = "0"});
+  const std::string uuid = first.info().uuid;
+  EXPECT_THAT(uuid, ::testing::MatchesRegex("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"));
+  EXPECT_EQ(uuid, devices.at(0).uuid);
+  EXPECT_EQ(Device(DeviceOptions{.selector = uuid}).info().index, 0u);
+  std::string upper = "GPU-" + uuid;
+  std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return std::toupper(c); });
+  const test::ScopedEnv selector("KERNELGEN_DEVICE", upper.c_str());
+  EXPECT_EQ(Device().info().index, 0u);
+  std::string other = uuid;
+  other.back() = other.back() == '0' ? '1' : '0';
+  EXPECT_FALSE(matches_selector(devices.at(0), other));
 }
 
 TEST(Device, KernelgenDeviceSelectsByName) {

@@ -31,6 +31,12 @@ namespace {
 
 using block::Matrix;
 
+// How long bench's calls poll for the GPU before sleeping in the driver. A prefill of 512 tokens takes 1.3 ms on
+// an H200, past the runtime's default spin of 1000 us, and a wait that sleeps wakes tens of microseconds after
+// the GPU ends: 1347-1389 us from submit to wait against 1307-1310 with this spin, the GPU's time the same
+// (benchmarks/RESULTS.md). PyTorch's event synchronize, which decoder_block_torch.py times, polls too.
+constexpr int kBenchSpinWaitUs = 20'000;
+
 // The block's input: tokens x hidden, uniform in [-1, 1), from the seed.
 Matrix make_input(int64_t tokens, int64_t hidden, uint64_t seed) {
   std::mt19937_64 rng(seed * 0x9e3779b97f4a7c15ull + 1);
@@ -143,10 +149,12 @@ double median(std::vector<double> v) {
 
 int bench(const block::BlockConfig& config, int64_t past, int64_t tokens, uint32_t keys_per_split,
           uint32_t prefill_splits, uint64_t seed, const std::filesystem::path& path, int iterations,
-          const std::string& json_path) {
+          int spin_wait_us, const std::string& json_path) {
   const block::BlockWeights weights = weights_through_file(config, seed, path);
   const Matrix x_all = make_input(past + tokens, config.hidden, seed);
-  kernelgen::Device device;
+  kernelgen::DeviceOptions options;
+  options.spin_wait_us = spin_wait_us;
+  kernelgen::Device device(options);
   block::BlockState state(device, weights, past + tokens);
   fill_cache(state, x_all, past);  // once: the prompt before the timed step
   block::DecoderBlock gpu(state, past, tokens, true, keys_per_split, prefill_splits);
@@ -175,13 +183,13 @@ int bench(const block::BlockConfig& config, int64_t past, int64_t tokens, uint32
     }
     gpu_total.push_back(total);
   }
-  std::printf("device: %s\n%s block, %lld tokens after %lld, medians of %d calls:\n",
+  std::printf("device: %s\n%s block, %lld tokens after %lld, medians of %d calls (a wait polls %u us):\n",
               device.info().name.c_str(), config.name.c_str(), static_cast<long long>(tokens),
-              static_cast<long long>(past), iterations);
+              static_cast<long long>(past), iterations, device.spin_wait_us());
   for (const std::string& line : gpu.kernels()) std::printf("  %s\n", line.c_str());
   nlohmann::json out = {
       {"device", device.info().name}, {"config", config.name},   {"tokens", tokens}, {"past", past},
-      {"iterations", iterations},     {"kernels", gpu.kernels()}};
+      {"iterations", iterations},     {"kernels", gpu.kernels()},  {"spin_wait_us", device.spin_wait_us()}};
   const double total = median(gpu_total);
   for (const std::string& name : order) {
     const double us = median(per_stage[name]);
@@ -206,6 +214,7 @@ int main(int argc, char** argv) {
   int64_t tokens = 7, past = 0;
   uint64_t seed = 1;
   int iterations = 20;
+  int spin_wait_us = kBenchSpinWaitUs;
   uint32_t keys_per_split = block::kKeysPerSplit, prefill_splits = 0;
   bool tamper = false;
   auto common = [&](CLI::App* command) {
@@ -239,6 +248,12 @@ int main(int argc, char** argv) {
   CLI::App* bench_command = app.add_subcommand("bench", "time the recorded forward pass on the GPU");
   common(bench_command);
   bench_command->add_option("--iterations", iterations, "timed forward passes")->capture_default_str();
+  bench_command
+      ->add_option("--spin-wait-us", spin_wait_us,
+                   "how long a call's wait polls the GPU before it sleeps in the driver (-1: the runtime's "
+                   "default, 1000 on a GPU)")
+      ->capture_default_str()
+      ->check(CLI::Range(-1, 10'000'000));
   bench_command->add_option("--json", json_path, "write the medians here as JSON");
   CLI11_PARSE(app, argc, argv);
   try {
@@ -246,7 +261,7 @@ int main(int argc, char** argv) {
     if (*check_command)
       return check(config, past, tokens, keys_per_split, prefill_splits, seed, weights_path, tamper);
     return bench(config, past, tokens, keys_per_split, prefill_splits, seed, weights_path, iterations,
-                 json_path);
+                 spin_wait_us, json_path);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "decoder_block: %s\n", e.what());
     return 2;

@@ -99,6 +99,7 @@ json devices_summary(const std::vector<DeviceInfo>& devices, const std::filesyst
                        {"name", info.name},
                        {"type", info.type},
                        {"driver", info.driver},
+                       {"uuid", info.uuid},
                        {"subgroup_size", info.subgroup_size},
                        {"subgroup_operations", subgroup_operations(info.subgroup_operations)},
                        {"subgroup_size_range", subgroup_size_range(info)},
@@ -125,6 +126,7 @@ std::string devices_text(const json& summary, const std::filesystem::path& peaks
             " (" + device["type"].get<std::string>() + ", " + device["driver"].get<std::string>() +
             "), subgroup " + std::to_string(device["subgroup_size"].get<uint32_t>()) + ", shared memory " +
             std::to_string(device["max_shared_memory_bytes"].get<uint32_t>()) + " bytes\n";
+    text += "   uuid " + device["uuid"].get<std::string>() + " (KERNELGEN_DEVICE takes it, as it takes the index)\n";
     text += "   subgroup operations: " + joined(device["subgroup_operations"]) + "\n";
     if (const json& range = device["subgroup_size_range"]; range.is_object())
       text += "   subgroup sizes a kernel can require: " + std::to_string(range["min"].get<uint32_t>()) +

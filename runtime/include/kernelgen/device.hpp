@@ -121,6 +121,9 @@ struct DeviceInfo {
   std::string name;
   std::string type;  // "discrete", "integrated", "virtual", "cpu", "other"
   std::string driver;
+  // VkPhysicalDeviceIDProperties::deviceUUID as 8-4-4-4-12 lowercase hex digits; on NVIDIA, the UUID that
+  // nvidia-smi and CUDA give the same GPU after "GPU-". Tells two GPUs of one model apart.
+  std::string uuid;
   uint32_t vendor_id = 0;
   uint32_t api_version = 0;
   uint32_t subgroup_size = 0;
@@ -157,7 +160,8 @@ inline bool is_cpu_device(const DeviceInfo& device) { return device.type == "cpu
 // Whether the device has the extension (VK_NV_cooperative_matrix, say), enabled or not.
 bool has_extension(const DeviceInfo& device, const std::string& name);
 
-// Whether a selector names this device: its index ("1"), or a case-insensitive part of its name ("llvmpipe").
+// Whether a selector names this device: its index ("1"), its UUID with or without nvidia-smi's "GPU-" prefix
+// (case-insensitive), or a case-insensitive part of its name ("llvmpipe").
 bool matches_selector(const DeviceInfo& device, const std::string& selector);
 
 // A Vulkan instance, one physical device and a logical device with one compute queue. Thread-safe: buffers,
