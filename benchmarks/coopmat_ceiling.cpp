@@ -1,10 +1,11 @@
-// The rate of cooperative-matrix multiply-adds alone, on tensor cores, with no memory traffic but one store of
-// the accumulators at the end: the ceiling of what a kernel of each extension can run at, which
+// The rate of cooperative-matrix multiply-adds alone, on tensor cores, with no memory traffic but one store
+// of the accumulators at the end: the ceiling of what a kernel of each extension can run at, which
 // benchmarks/RESULTS.md sets beside the GEMMs' variants of that extension. Skipped on a device without the
 // extension (lavapipe).
 // - BM_coopmat_ceiling: GL_NV_cooperative_matrix, subgroup scope (the coopmat variants). Each subgroup of 8 a
 //   workgroup runs a loop of 16x16 by 16xN f16 products into f32, eight independent accumulators so that no
-//   product waits on the one before. Per shape the driver lists for f16: 16x8x16 (the variant's) and 16x16x16.
+//   product waits on the one before. Per shape the driver lists for f16: 16x8x16 (the variant's) and
+//   16x16x16.
 // - BM_khr_coopmat_ceiling: the same on GL_KHR_cooperative_matrix (the khr variants), 16x16x16.
 // - BM_coopmat2_ceiling: GL_NV_cooperative_matrix2's workgroup-scope matrices (the cm2 variants): one BM x BN
 //   f32 accumulator a workgroup, BM x BK by BK x BN products, the shapes the cm2 GEMMs use
@@ -39,16 +40,18 @@ std::string instantiate(std::string source, const std::vector<std::pair<std::str
 constexpr uint32_t kSubgroups = 8;
 constexpr uint32_t kAccumulators = 8;
 
-constexpr const char* kNvSubgroupKernel = R"(#version 450
-#extension GL_NV_cooperative_matrix : require
-#extension GL_KHR_memory_scope_semantics : require
+// What the two subgroup-scope kernels share after their extension: 8 subgroups of 32, the loop's count and a
+// zero in push constants, the output.
+constexpr const char* kSubgroupInterface = R"(#extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #extension GL_EXT_control_flow_attributes : require
 layout(local_size_x = 256) in;
 layout(push_constant) uniform Dims { uint iterations; uint scale; } dims;
 layout(set = 0, binding = 0, std430) writeonly buffer Out { float o[]; };
-void main() {
+)";
+
+constexpr const char* kNvSubgroupKernel = R"(void main() {
   // Values from a push constant (zero here), so that the compiler cannot fold the products away.
   float16_t v = float16_t(dims.scale);
   fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a = fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>(v);
@@ -63,16 +66,8 @@ void main() {
 }
 )";
 
-constexpr const char* kKhrSubgroupKernel = R"(#version 450
-#extension GL_KHR_cooperative_matrix : require
-#extension GL_KHR_memory_scope_semantics : require
-#extension GL_KHR_shader_subgroup_basic : require
-#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
-#extension GL_EXT_control_flow_attributes : require
-layout(local_size_x = 256) in;
-layout(push_constant) uniform Dims { uint iterations; uint scale; } dims;
-layout(set = 0, binding = 0, std430) writeonly buffer Out { float o[]; };
-#define MAT_A coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA>
+constexpr const char* kKhrSubgroupKernel =
+    R"(#define MAT_A coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA>
 #define MAT_B coopmat<float16_t, gl_ScopeSubgroup, 16, @N@, gl_MatrixUseB>
 #define ACC coopmat<float, gl_ScopeSubgroup, 16, @N@, gl_MatrixUseAccumulator>
 void main() {
@@ -128,7 +123,8 @@ void run_ceiling(benchmark::State& state, const Ceiling& ceiling, const char* ex
     state.SkipWithError((device.info().name + " has no " + extension + " enabled").c_str());
     return;
   }
-  const auto iterations = static_cast<uint32_t>(kFlops / (ceiling.flops_an_iteration_a_workgroup * kWorkgroups));
+  const auto iterations =
+      static_cast<uint32_t>(kFlops / (ceiling.flops_an_iteration_a_workgroup * kWorkgroups));
   kernelgen::Kernel kernel(device, compiled.spirv, 1, 2);
   kernelgen::Buffer out(device, std::size_t{kWorkgroups} * ceiling.output_floats_a_workgroup * sizeof(float));
   const uint32_t words[2] = {iterations, 0};
@@ -141,7 +137,10 @@ void run_ceiling(benchmark::State& state, const Ceiling& ceiling, const char* ex
   state.SetLabel(device.info().name + ", " + ceiling.label);
 }
 
-Ceiling subgroup_ceiling(const char* source, int n) {
+// extension: the GLSL extension of the kernel's matrices; body: main().
+Ceiling subgroup_ceiling(const char* extension, const char* body, int n) {
+  const std::string source =
+      std::string("#version 450\n#extension ") + extension + " : require\n" + kSubgroupInterface + body;
   return {instantiate(source, {{"N", n}}), 2.0 * 16 * n * 16 * kAccumulators * kSubgroups,
           std::size_t{kSubgroups} * kAccumulators * 16 * n,
           "16x" + std::to_string(n) + "x16 f16 products into f32, subgroup scope"};
@@ -149,16 +148,31 @@ Ceiling subgroup_ceiling(const char* source, int n) {
 
 // state.range(0): the product's n, 8 or 16 (m = k = 16).
 void BM_coopmat_ceiling(benchmark::State& state) {
-  run_ceiling(state, subgroup_ceiling(kNvSubgroupKernel, static_cast<int>(state.range(0))),
-              "VK_NV_cooperative_matrix");
+  run_ceiling(
+      state,
+      subgroup_ceiling("GL_NV_cooperative_matrix", kNvSubgroupKernel, static_cast<int>(state.range(0))),
+      "VK_NV_cooperative_matrix");
 }
-BENCHMARK(BM_coopmat_ceiling)->ArgName("n")->Arg(8)->Arg(16)->UseManualTime()->Iterations(4)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_coopmat_ceiling)
+    ->ArgName("n")
+    ->Arg(8)
+    ->Arg(16)
+    ->UseManualTime()
+    ->Iterations(4)
+    ->Unit(benchmark::kMicrosecond);
 
 void BM_khr_coopmat_ceiling(benchmark::State& state) {
-  run_ceiling(state, subgroup_ceiling(kKhrSubgroupKernel, static_cast<int>(state.range(0))),
-              "VK_KHR_cooperative_matrix");
+  run_ceiling(
+      state,
+      subgroup_ceiling("GL_KHR_cooperative_matrix", kKhrSubgroupKernel, static_cast<int>(state.range(0))),
+      "VK_KHR_cooperative_matrix");
 }
-BENCHMARK(BM_khr_coopmat_ceiling)->ArgName("n")->Arg(16)->UseManualTime()->Iterations(4)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_khr_coopmat_ceiling)
+    ->ArgName("n")
+    ->Arg(16)
+    ->UseManualTime()
+    ->Iterations(4)
+    ->Unit(benchmark::kMicrosecond);
 
 // state.range: BM, BN, BK, invocations.
 void BM_coopmat2_ceiling(benchmark::State& state) {
