@@ -484,7 +484,9 @@ std::vector<VkPhysicalDevice> physical_devices(VkInstance instance) {
 
 std::string describe_all(const std::vector<DeviceInfo>& infos) {
   std::string text;
-  for (const auto& info : infos) text += "\n  " + std::to_string(info.index) + ": " + info.name + " (" + info.type + ")";
+  for (const auto& info : infos)
+    text += "\n  " + std::to_string(info.index) + ": " + info.name + " (" + info.type + ")" +
+            (info.uuid.empty() ? "" : " uuid " + info.uuid);
   return text;
 }
 

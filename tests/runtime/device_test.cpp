@@ -111,8 +111,8 @@ TEST(Device, ASelectorMatchingNothingThrowsListingTheDevices) {
   } catch (const std::runtime_error& error) {
     EXPECT_THAT(error.what(), HasSubstr("KERNELGEN_DEVICE='no-such-gpu'"));
     for (const DeviceInfo& info : devices)
-      EXPECT_THAT(error.what(),
-                  HasSubstr(std::to_string(info.index) + ": " + info.name + " (" + info.type + ")"));
+      EXPECT_THAT(error.what(), HasSubstr(std::to_string(info.index) + ": " + info.name + " (" + info.type +
+                                          ") uuid " + info.uuid));
   }
 }
 
