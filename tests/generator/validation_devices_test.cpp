@@ -62,6 +62,22 @@ TEST(ValidationDevices, AListOfIndicesAndNamePartsInItsOwnOrderWithoutRepeats) {
   EXPECT_THAT(chosen("h100,0,LLVMPIPE"), ElementsAre(0, 1));
 }
 
+// A name part names the first of two GPUs of one model; their UUIDs (nvidia-smi's, with or without "GPU-") name
+// either.
+TEST(ValidationDevices, TwoGpusOfOneModelAreToldApartByTheirUuids) {
+  DeviceInfo first = device(0, "NVIDIA H200", "discrete");
+  DeviceInfo second = device(1, "NVIDIA H200", "discrete");
+  first.uuid = "93fcd8e8-fef4-d11a-40a9-69b5599b8bf5";
+  second.uuid = "61942151-fafe-4243-2a7d-36595e107d89";
+  const std::vector<DeviceInfo> machine{first, second};
+  EXPECT_THAT(indices(validation_devices("h200", machine, first)), ElementsAre(0));
+  EXPECT_THAT(indices(validation_devices("GPU-61942151-fafe-4243-2a7d-36595e107d89", machine, first)),
+              ElementsAre(1));
+  EXPECT_THAT(indices(validation_devices("61942151-FAFE-4243-2a7d-36595e107d89,93fcd8e8-fef4-d11a-40a9-69b5599b8bf5",
+                                         machine, first)),
+              ElementsAre(1, 0));
+}
+
 TEST(ValidationDevices, ASettingThatPicksNothingIsAnErrorListingTheDevices) {
   for (const char* bad : {"7", "radeon", "0,,1", ","}) {
     try {

@@ -29,7 +29,7 @@ std::string listing(const std::vector<DeviceInfo>& present) {
 std::invalid_argument bad_setting(const std::string& value, const std::string& why,
                                   const std::vector<DeviceInfo>& present) {
   return std::invalid_argument("KERNELGEN_VALIDATION_DEVICES='" + value + "': " + why +
-                               "; write all, gpu, cpu, or device indices or names separated by commas (devices: " +
+                               "; write all, gpu, cpu, or device indices, UUIDs or names separated by commas (devices: " +
                                listing(present) + ")");
 }
 
