@@ -44,17 +44,12 @@ catalog() {
 block_side() {
   taskset -p -c "$1" $BASHPID > /dev/null
   export CUDA_VISIBLE_DEVICES=${uuids[1]} KERNELGEN_DEVICE=${uuids[1]}
-  local nvidia_icd
-  nvidia_icd=$(ls /usr/share/vulkan/icd.d/nvidia_icd*.json /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd*.json \
-    /etc/vulkan/icd.d/nvidia_icd*.json 2>/dev/null | head -1 || true)
+  source "$here/unpack_kit.sh" "$kit_file"  # its own copy of the kit: $kit, and the driver's manifest
   export VK_DRIVER_FILES=$nvidia_icd
-  local ceiling
-  ceiling=$(mktemp -d)
-  tar -C "$ceiling" -xJf "$kit_file" kit/build/benchmarks kit/lib 2>/dev/null || true
   python3 "$here/copy_bandwidth.py" | tail -1
   ROUNDS=${ROUNDS:-3} "$here/decoder_block_on_gpu.sh" "$block" "$out/block"
-  if [[ -x $ceiling/kit/build/benchmarks/bench_kernelgen_coopmat_ceiling ]]; then
-    LD_LIBRARY_PATH=$ceiling/kit/lib "$ceiling/kit/build/benchmarks/bench_kernelgen_coopmat_ceiling" 2>&1 | grep -E "^BM_"
+  if [[ -x $kit/build/benchmarks/bench_kernelgen_coopmat_ceiling ]]; then
+    "$kit/build/benchmarks/bench_kernelgen_coopmat_ceiling" 2>&1 | grep -E "^BM_"
   fi
   python3 "$here/copy_bandwidth.py" | tail -1
   nvidia-smi --id="${uuids[1]}" --query-gpu=clocks.sm,clocks_throttle_reasons.active --format=csv,noheader

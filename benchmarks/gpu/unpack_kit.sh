@@ -1,5 +1,6 @@
-# Sourced by the GPU machine's scripts (benchmarks/gpu/*_on_gpu.sh, replay_full_protocol.sh, sweep_matmul_f16.sh):
-# unpacks the kit named by its argument (from pack_kit.sh or pack_bench_kit.sh) into a fresh folder and sets
+# Sourced by the GPU machine's scripts (benchmarks/gpu/*_on_gpu.sh, results_on_two_gpus.sh, replay_full_protocol.sh,
+# sweep_matmul_f16.sh): unpacks the kit named by its argument (from pack_kit.sh or pack_bench_kit.sh) into a fresh
+# folder and sets
 #   kit               the kit's folder;
 #   LD_LIBRARY_PATH   its libraries first;
 #   nvidia_icd        the NVIDIA driver's Vulkan manifest, in whichever of three folders the driver's packaging put
