@@ -222,7 +222,7 @@ Sequence& Sequence::fill(const Buffer& buffer, uint32_t word) {
   return *this;
 }
 
-Sequence& Sequence::copy(const Buffer& from, const Buffer& to) {
+Sequence& Sequence::copy(const Buffer& from, const Buffer& to, uint64_t from_offset) {
   for (const Buffer* buffer : {&from, &to}) {
     if (!buffer->vk_buffer())
       throw std::invalid_argument(
@@ -231,13 +231,14 @@ Sequence& Sequence::copy(const Buffer& from, const Buffer& to) {
       throw std::invalid_argument(problem);
   }
   if (from.id() == to.id()) throw std::invalid_argument("kernelgen: copy of a Buffer onto itself");
-  if (from.size() < to.size())
-    throw std::invalid_argument("kernelgen: copy of a Buffer of " + std::to_string(from.size()) +
-                                " bytes over one of " + std::to_string(to.size()) + "; the source must be as large");
+  if (from_offset > from.size() || from.size() - from_offset < to.size())
+    throw std::invalid_argument("kernelgen: copy of a Buffer of " + std::to_string(from.size()) + " bytes from byte " +
+                                std::to_string(from_offset) + " over one of " + std::to_string(to.size()) +
+                                "; the source must hold as many past the offset");
   begin_if_needed();
   const std::array<uint64_t, 2> ids{from.id(), to.id()};
   order_after_conflicts(ids, {false, true});
-  const VkBufferCopy region{0, 0, to.size()};
+  const VkBufferCopy region{from_offset, 0, to.size()};
   vkCmdCopyBuffer(command_buffer_, from.vk_buffer(), to.vk_buffer(), 1, &region);
   return *this;
 }

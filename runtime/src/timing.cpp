@@ -92,20 +92,40 @@ std::size_t default_flush_bytes(const DeviceInfo& device) {
   return device.type == "cpu" ? 0 : std::size_t{256} << 20;
 }
 
+FlushKind default_flush_kind() {
+  const char* setting = std::getenv("KERNELGEN_TIMING_FLUSH");
+  if (!setting || !*setting || std::string(setting) == "write") return FlushKind::write;
+  if (std::string(setting) == "read") return FlushKind::read;
+  throw std::invalid_argument(std::string("kernelgen: KERNELGEN_TIMING_FLUSH=") + setting +
+                              " is neither write (the default: the flush writes its bytes) nor read (it reads them, "
+                              "leaving the cache's lines clean)");
+}
+
+const char* flush_kind_name(FlushKind kind) { return kind == FlushKind::read ? "read" : "write"; }
+
 DispatchTimer::DispatchTimer(Device& device, std::vector<TimedBindings> sets, const Record& record,
                              TimingOptions options)
     : device_(device), options_(options) {
   if (options_.runs < 1) throw std::invalid_argument("kernelgen: timing needs at least one run");
   if (sets.empty()) throw std::invalid_argument("kernelgen: timing needs at least one set of buffers");
   flush_bytes_ = options_.flush_bytes ? *options_.flush_bytes : default_flush_bytes(device.info());
+  flush_kind_ = options_.flush_kind ? *options_.flush_kind : default_flush_kind();
+  if (flush_kind_ == FlushKind::read) flush_bytes_ = (flush_bytes_ + kReadFlushPiece - 1) / kReadFlushPiece * kReadFlushPiece;
   if (flush_bytes_ > 0) flush_ = std::make_unique<Buffer>(device, flush_bytes_);
+  if (flush_bytes_ > 0 && flush_kind_ == FlushKind::read) flush_sink_ = std::make_unique<Buffer>(device, kReadFlushPiece);
   sequence_ = std::make_unique<Sequence>(device, static_cast<uint32_t>(2 * options_.runs));
   Sequence& sequence = *sequence_;
   for (int run = 0; run < options_.warmup_runs + options_.runs; ++run) {
     const TimedBindings& set = sets[static_cast<size_t>(run) % sets.size()];
     // Reset first, then flush: the flush also evicts the reset's lines.
     for (const TimedBindings::Reset& reset : set.resets) sequence.copy(*reset.source, *reset.output);
-    if (flush_) sequence.fill(*flush_, static_cast<uint32_t>(run));
+    if (flush_sink_) {
+      // Read piece by piece onto the one sink (each copy ordered after the one before: they write the same bytes).
+      for (std::size_t offset = 0; offset < flush_bytes_; offset += kReadFlushPiece)
+        sequence.copy(*flush_, *flush_sink_, offset);
+    } else if (flush_) {
+      sequence.fill(*flush_, static_cast<uint32_t>(run));
+    }
     sequence.barrier();
     const bool timed = run >= options_.warmup_runs;
     if (timed) sequence.timestamp();

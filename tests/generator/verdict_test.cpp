@@ -215,6 +215,19 @@ TEST(VerdictJson, CaseAndTimingDimsRoundTrip) {
   EXPECT_EQ(nlohmann::json(back), json);
 }
 
+// How the timed runs' flush evicted: "read" under KERNELGEN_TIMING_FLUSH=read; JSON from before it was recorded
+// reads as the written flush it then always was.
+TEST(VerdictJson, TheFlushKindRoundTripsAndDefaultsToWrite) {
+  Verdict verdict = sized_verdict();
+  verdict.timing = Timing{.device = "NVIDIA H200", .runs = 31, .median_ns = 13000, .min_ns = 12900,
+      .flush_bytes = 256u << 20, .flush = "read", .gbytes_per_second = 2581, .gflops = 2.6};
+  nlohmann::json json = verdict;
+  EXPECT_EQ(json.at("timing").at("flush"), "read");
+  EXPECT_EQ(nlohmann::json::parse(json.dump()).get<Verdict>().timing->flush, "read");
+  json.at("timing").erase("flush");
+  EXPECT_EQ(json.get<Verdict>().timing->flush, "write");
+}
+
 TEST(VerdictJson, JsonWrittenBeforeDimsStillParses) {
   nlohmann::json json = failing_verdict();
   json["timing"] = Timing{.device = "llvmpipe", .runs = 5, .dims = "rows=1", .median_ns = 1500.5, .min_ns = 1200,

@@ -91,13 +91,30 @@ TEST_F(SequenceTest, CopyWritesTheSourcesFirstBytesOverTheWholeTargetBeforeTheNe
   Sequence refused(device);
   EXPECT_THAT([&] { refused.copy(small, to); },
               ::testing::ThrowsMessage<std::invalid_argument>(
-                  ::testing::HasSubstr("copy of a Buffer of 4 bytes over one of 7; the source must be as large")));
+                  ::testing::HasSubstr("copy of a Buffer of 4 bytes from byte 0 over one of 7; the source must hold as "
+                                       "many past the offset")));
   EXPECT_THROW(refused.copy(a, a), std::invalid_argument);
   Device other;
   Buffer foreign(other, 8);
   EXPECT_THAT([&] { refused.copy(foreign, to); },
               ::testing::ThrowsMessage<std::invalid_argument>(
                   ::testing::HasSubstr("the Buffer copied was made on another Device object")));
+}
+
+// From an offset, a copy takes the target's size of bytes from there on (the timing harness's read flush), and
+// refuses an offset that leaves fewer, or lies past the source's end.
+TEST_F(SequenceTest, ACopyFromAnOffsetTakesTheBytesFromThere) {
+  Buffer from(device, 8), to(device, 3);
+  from.upload(std::span<const uint8_t>(std::vector<uint8_t>{1, 2, 3, 4, 5, 6, 7, 8}));
+  Sequence sequence(device);
+  sequence.copy(from, to, 5).run();
+  EXPECT_EQ(to.download<uint8_t>(), (std::vector<uint8_t>{6, 7, 8}));
+  Sequence refused(device);
+  EXPECT_THAT([&] { refused.copy(from, to, 6); },
+              ::testing::ThrowsMessage<std::invalid_argument>(
+                  ::testing::HasSubstr("copy of a Buffer of 8 bytes from byte 6 over one of 3")));
+  EXPECT_THROW(refused.copy(from, to, 9), std::invalid_argument);
+  EXPECT_THROW(refused.copy(from, to, UINT64_MAX), std::invalid_argument);
 }
 
 // An offset starts a binding inside its buffer: the kernel's .length() counts from there, and a misaligned

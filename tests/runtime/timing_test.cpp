@@ -367,6 +367,55 @@ TEST_F(DispatchTimerTest, AnExplicitFlushIsReportedAndLeavesTheKernelsOutputCorr
   EXPECT_EQ(in.download<float>(), values) << "the flush wrote into the kernel's input";
 }
 
+// A read flush copies its bytes a piece at a time onto one sink, and leaves the timed kernel's buffers alone; its
+// size is whole pieces.
+TEST_F(DispatchTimerTest, AReadFlushIsReportedAndLeavesTheKernelsOutputCorrect) {
+  std::vector<float> values(kTimedCount);
+  for (std::size_t i = 0; i < kTimedCount; ++i) values[i] = static_cast<float>(i % 777);
+  in.upload(std::span<const float>(values));
+  out.upload(std::span<const float>(std::vector<float>(kTimedCount, -1.0e6f)));
+  TimingOptions options = quick(3);
+  options.flush_bytes = kMiB + 1;
+  options.flush_kind = FlushKind::read;
+  DispatchTimer timer(device, add_one_work(), options);
+  EXPECT_EQ(timer.flush_kind(), FlushKind::read);
+  EXPECT_EQ(timer.flush_bytes(), 2 * kReadFlushPiece) << "rounded up to whole pieces";
+  const TimingStats stats = timer.measure();
+  EXPECT_EQ(stats.runs, 3);
+  expect_ordered(stats);
+  std::vector<float> expected = values;
+  for (float& value : expected) value += 1.0f;
+  EXPECT_EQ(out.download<float>(), expected);
+  EXPECT_EQ(in.download<float>(), values);
+}
+
+TEST_F(DispatchTimerTest, TheFlushKindDefaultsToWritingAndKernelgenTimingFlushSaysOtherwise) {
+  TimingOptions options = quick(1);
+  {
+    const test::ScopedEnv unset("KERNELGEN_TIMING_FLUSH", nullptr);
+    EXPECT_EQ(default_flush_kind(), FlushKind::write);
+    EXPECT_EQ(DispatchTimer(device, add_one_work(), options).flush_kind(), FlushKind::write);
+  }
+  {
+    const test::ScopedEnv env("KERNELGEN_TIMING_FLUSH", "read");
+    EXPECT_EQ(default_flush_kind(), FlushKind::read);
+    EXPECT_EQ(DispatchTimer(device, add_one_work(), options).flush_kind(), FlushKind::read);
+    options.flush_kind = FlushKind::write;
+    EXPECT_EQ(DispatchTimer(device, add_one_work(), options).flush_kind(), FlushKind::write)
+        << "an explicit flush_kind wins over the environment";
+  }
+  {
+    const test::ScopedEnv env("KERNELGEN_TIMING_FLUSH", "write");
+    EXPECT_EQ(default_flush_kind(), FlushKind::write);
+  }
+  const test::ScopedEnv env("KERNELGEN_TIMING_FLUSH", "clean");
+  EXPECT_THAT([] { default_flush_kind(); },
+              ::testing::ThrowsMessage<std::invalid_argument>(::testing::HasSubstr(
+                  "KERNELGEN_TIMING_FLUSH=clean is neither write")));
+  EXPECT_STREQ(flush_kind_name(FlushKind::read), "read");
+  EXPECT_STREQ(flush_kind_name(FlushKind::write), "write");
+}
+
 TEST_F(DispatchTimerTest, TheFlushDefaultsToTheDevicesAndTheEnvironmentsSetting) {
   TimingOptions options = quick(2);
   options.flush_bytes.reset();

@@ -784,6 +784,7 @@ TimedRun time_kernel(Device& device, const OpSpec& spec, const KernelBinary& bin
   timing.p25_ns = stats.p25_ns;
   timing.p75_ns = stats.p75_ns;
   timing.flush_bytes = timer.flush_bytes();
+  timing.flush = flush_kind_name(timer.flush_kind());
   timing.gbytes_per_second = spec.bytes_at(dims) / timing.median_ns;
   timing.gflops = spec.flops_at(dims) / timing.median_ns;
   for (const PipelineStatistic& statistic : kernel.statistics())

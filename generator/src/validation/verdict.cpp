@@ -149,6 +149,7 @@ void to_json(nlohmann::json& json, const Timing& t) {
           {"p25_ns", json_number(t.p25_ns)},
           {"p75_ns", json_number(t.p75_ns)},
           {"flush_bytes", t.flush_bytes},
+          {"flush", t.flush},
           {"gbytes_per_second", json_number(t.gbytes_per_second)},
           {"gflops", json_number(t.gflops)}};
   if (t.fraction_of_peak) json["fraction_of_peak"] = json_number(*t.fraction_of_peak);
@@ -198,6 +199,7 @@ void from_json(const nlohmann::json& json, Timing& t) {
   t.p25_ns = json.contains("p25_ns") ? number_from_json(json.at("p25_ns")) : 0;
   t.p75_ns = json.contains("p75_ns") ? number_from_json(json.at("p75_ns")) : 0;
   t.flush_bytes = json.value("flush_bytes", uint64_t{0});
+  t.flush = json.value("flush", "write");
   if (json.contains("fraction_of_peak")) t.fraction_of_peak = number_from_json(json.at("fraction_of_peak"));
   t.peaks_bound = json.value("peaks_bound", true);
   t.gbytes_per_second = number_from_json(json.at("gbytes_per_second"));

@@ -63,10 +63,11 @@ class Sequence {
   // Fills the whole buffer with a 32-bit pattern. Throws std::invalid_argument for an empty buffer or one
   // made on another Device.
   Sequence& fill(const Buffer& buffer, uint32_t word);
-  // Copies the first to.size() bytes of `from` over the whole of `to` (any size, unlike fill(): the timing harness
-  // resets outputs of any dtype with it). Throws std::invalid_argument for an empty buffer, one made on another
-  // Device, `from` smaller than `to`, or the same buffer twice.
-  Sequence& copy(const Buffer& from, const Buffer& to);
+  // Copies to.size() bytes of `from`, from its byte `from_offset` on, over the whole of `to` (any size, unlike
+  // fill(): the timing harness resets outputs of any dtype with it, and reads its flush through it). Throws
+  // std::invalid_argument for an empty buffer, one made on another Device, `from` holding fewer than
+  // to.size() bytes past from_offset, or the same buffer twice.
+  Sequence& copy(const Buffer& from, const Buffer& to, uint64_t from_offset = 0);
   // Orders everything recorded after it after everything before it, whatever buffers they use (the timing
   // harness keeps a cache flush from overlapping the dispatch it times).
   Sequence& barrier();

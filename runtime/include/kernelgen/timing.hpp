@@ -40,6 +40,8 @@ inline constexpr double kMinimumGain = 0.05;
 // from one run to the next.
 bool faster_beyond_noise(const TimingStats& candidate, const TimingStats& baseline);
 
+enum class FlushKind { write, read };
+
 struct TimingOptions {
   int runs = 31;         // timed runs, each between its own pair of GPU timestamps
   int warmup_runs = 3;   // runs recorded before them in the same submission and discarded
@@ -49,6 +51,11 @@ struct TimingOptions {
   // Bytes written between runs, so that a kernel whose working set fits the GPU's caches is timed reading memory
   // as a model's next call would, not its own previous run's cache lines. nullopt: default_flush_bytes().
   std::optional<std::size_t> flush_bytes;
+  // How the flush evicts: by writing its bytes (the default), or by reading them, which leaves the cache holding
+  // clean lines, as after a stage that only read its inputs (a decode step's previous projection). A written
+  // flush leaves up to the cache's size of dirty lines, which the timed kernel's own reads then write back: a
+  // kernel of a few tens of MB is timed paying for that write-back too. nullopt: default_flush_kind().
+  std::optional<FlushKind> flush_kind;
   // Hold the device's timing lock while measuring (a file lock shared by every kernelgen process of this user),
   // so that build steps, tests and benchmarks never time each other.
   bool exclusive = true;
@@ -58,6 +65,14 @@ struct TimingOptions {
 // on a CPU device such as lavapipe, where writing it for every run would dominate the time.
 // KERNELGEN_TIMING_FLUSH_MB overrides it (0: no flush).
 std::size_t default_flush_bytes(const DeviceInfo& device);
+// FlushKind::write, or what KERNELGEN_TIMING_FLUSH says ("write" or "read"); another value throws
+// std::invalid_argument naming the variable.
+FlushKind default_flush_kind();
+// "write" or "read".
+const char* flush_kind_name(FlushKind kind);
+// The bytes of the flush buffer a read flush copies at a time, all onto one buffer of this size: of what it
+// reads, only this much stays in the cache as written lines.
+inline constexpr std::size_t kReadFlushPiece = std::size_t{1} << 20;
 
 // One set of the buffers a timed run binds, one per binding, and the outputs it must find reset: before every
 // run on this set, each output gets a copy of its source (the poison), outside the timed interval.
@@ -91,12 +106,15 @@ class DispatchTimer {
 
   TimingStats measure();
   std::size_t flush_bytes() const { return flush_bytes_; }
+  FlushKind flush_kind() const { return flush_kind_; }
 
  private:
   Device& device_;
   TimingOptions options_;
   std::size_t flush_bytes_ = 0;
+  FlushKind flush_kind_ = FlushKind::write;
   std::unique_ptr<Buffer> flush_;
+  std::unique_ptr<Buffer> flush_sink_;  // where a read flush copies its pieces
   std::unique_ptr<Sequence> sequence_;
   bool warmed_up_ = false;
 };
