@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# Two builds of examples/decoder_block's executable side by side on a GPU machine: the decode step of 1 token
-# after 4096 at the llama configuration (`decoder_block bench`, GPU timestamps per dispatch, medians of 50), the
-# one before and the one after in turn, then PyTorch's eager and torch.compile step on the same weights
-# (benchmarks/gpu/decoder_block_torch.py), $ROUNDS times (default 3), with the copy bandwidth before and after.
-# The one after is first checked against the CPU reference at tiny, mini and llama (300 positions; 1 and 3 tokens).
-# Usage: benchmarks/gpu/decode_step_ab.sh <decoder_block before> <decoder_block after> <out dir>  (Vulkan set up
-# beforehand, as the device machine's recipe says)
+# Builds of examples/decoder_block's executable side by side on a GPU machine: the decode step of 1 token after 4096
+# at the llama configuration (`decoder_block bench`, GPU timestamps per dispatch, medians of 50), each build in turn,
+# then PyTorch's eager and torch.compile step on the same weights (benchmarks/gpu/decoder_block_torch.py), $ROUNDS
+# times (default 3), with the copy bandwidth before and after. The last build is first checked against the CPU
+# reference at tiny, mini and llama (300 positions; 1 and 3 tokens).
+# Usage: benchmarks/gpu/decode_step_ab.sh <decoder_block> [<decoder_block> ...] <out dir>  (Vulkan set up
+# beforehand, as the device machine's recipe says); the builds are named 1, 2, ... in the output, in their order.
 set -euo pipefail
-before=${1:?usage: $0 <decoder_block before> <decoder_block after> <out dir>}
-after=${2:?usage: $0 <decoder_block before> <decoder_block after> <out dir>}
-out=${3:?usage: $0 <decoder_block before> <decoder_block after> <out dir>}
+(($# >= 2)) || { echo "usage: $0 <decoder_block> [<decoder_block> ...] <out dir>" >&2; exit 2; }
+builds=("${@:1:$#-1}")
+out=${!#}
+after=${builds[-1]}
 mkdir -p "$out"
 here=$(dirname "$0")
 weights=$out/llama.safetensors
@@ -21,8 +22,9 @@ python3 "$here/copy_bandwidth.py" | tail -1
 "$after" check --config llama --past 300 --tokens 3 --seed 6 --weights "$out/llama_check.safetensors" | tail -1
 for round in $(seq 1 "${ROUNDS:-3}"); do
   echo "==== round $round"
-  for which in before after; do
-    "${!which}" bench --config llama --past 4096 --tokens 1 --seed 1 --weights "$weights" --iterations 50 \
+  for i in "${!builds[@]}"; do
+    which=$((i + 1))
+    "${builds[$i]}" bench --config llama --past 4096 --tokens 1 --seed 1 --weights "$weights" --iterations 50 \
       --json "$out/${which}_$round.json" > "$out/${which}_$round.txt"
     echo "$which: $(grep -E ' us' "$out/${which}_$round.txt" | tr -s ' ' | tr '\n' ';')"
   done

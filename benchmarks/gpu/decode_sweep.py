@@ -9,9 +9,12 @@ decode_attention_f16_stream.comp: NT invocations a workgroup, B keys a cluster o
 MAX_RANGES ranges a head, PIPE 1 to load a cluster's next block before using this one.
 gemv_f16_wide.comp: NT invocations a workgroup, COLS columns of y a workgroup, U 16-byte loads of w an invocation
 issues at once.
+gemv_residual_rows.comp (examples/decoder_block's gemv_residual): NT invocations a workgroup reading one row of w,
+U 16-byte loads an invocation issues at once.
 
-Usage: decode_sweep.py <out dir> [--stride N] [--stream NT,B,MAX_RANGES,PIPE ...]; prints `<op>=<file>` for each,
-for variants_on_gpu.sh. --stream writes those stream choices alone, in place of the whole sweep."""
+Usage: decode_sweep.py <out dir> [--stride N] [--stream NT,B,MAX_RANGES,PIPE ...] [--gemv-rows NT,U ...]; prints
+`<op>=<file>` for each, for variants_on_gpu.sh. --stream and --gemv-rows write those choices alone, in place of the
+whole sweep."""
 import argparse
 import itertools
 import pathlib
@@ -53,14 +56,20 @@ def main():
     parser.add_argument("--stride", type=int, default=256, help="the sweep spec's ranges of scratch (partials)")
     parser.add_argument("--stream", nargs="+", metavar="NT,B,MAX_RANGES,PIPE",
                         help="write these choices of the stream template alone")
+    parser.add_argument("--gemv-rows", nargs="+", metavar="NT,U",
+                        help="write these choices of gemv_residual_rows.comp alone")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    if args.stream:
-        for choice in args.stream:
-            nt, b, ranges, pipe = (int(v) for v in choice.split(","))
-            if ranges > min(nt, args.stride):
-                parser.error(f"--stream {choice}: MAX_RANGES is at most NT and --stride")
-            write_stream(args.out, nt, b, ranges, pipe, args.stride)
+    for choice in args.stream or []:
+        nt, b, ranges, pipe = (int(v) for v in choice.split(","))
+        if ranges > min(nt, args.stride):
+            parser.error(f"--stream {choice}: MAX_RANGES is at most NT and --stride")
+        write_stream(args.out, nt, b, ranges, pipe, args.stride)
+    for choice in args.gemv_rows or []:
+        nt, u = (int(v) for v in choice.split(","))
+        path = write("gemv_residual_rows.comp", args.out, f"gemv_residual_rows_t{nt}_u{u}", dict(NT=nt, U=u))
+        print(f"gemv_residual={path}")
+    if args.stream or args.gemv_rows:
         return
     for nt, kpi, ranges in ATTENTION:
         if ranges > args.stride:

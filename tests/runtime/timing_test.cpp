@@ -317,6 +317,24 @@ class DispatchTimerTest : public ::testing::Test {
     EXPECT_LE(stats.median_ns, stats.p75_ns);
     EXPECT_LE(stats.p75_ns, stats.max_ns);
   }
+
+  // Times y = x + 1 with `options`' flush, which must report `flush_bytes` and leave the kernel's input as it was
+  // and its output right.
+  void expect_flushed_runs_correct(const TimingOptions& options, std::size_t flush_bytes) {
+    std::vector<float> values(kTimedCount);
+    for (std::size_t i = 0; i < kTimedCount; ++i) values[i] = static_cast<float>(i % 1000) - 500.0f;
+    in.upload(std::span<const float>(values));
+    out.upload(std::span<const float>(std::vector<float>(kTimedCount, -1.0e6f)));
+    DispatchTimer timer(device, add_one_work(), options);
+    EXPECT_EQ(timer.flush_bytes(), flush_bytes);
+    const TimingStats stats = timer.measure();
+    EXPECT_EQ(stats.runs, options.runs);
+    expect_ordered(stats);
+    std::vector<float> expected = values;
+    for (float& value : expected) value += 1.0f;
+    EXPECT_EQ(out.download<float>(), expected);
+    EXPECT_EQ(in.download<float>(), values) << "the flush wrote into the kernel's input";
+  }
 };
 
 TEST_F(DispatchTimerTest, MeasuresTheRequestedNumberOfRunsInOrder) {
@@ -348,45 +366,19 @@ TEST_F(DispatchTimerTest, MeasureMayBeCalledAgainAndOnlyTheFirstWarmsUp) {
 }
 
 TEST_F(DispatchTimerTest, AnExplicitFlushIsReportedAndLeavesTheKernelsOutputCorrect) {
-  std::vector<float> values(kTimedCount);
-  for (std::size_t i = 0; i < kTimedCount; ++i) values[i] = static_cast<float>(i % 1000) - 500.0f;
-  in.upload(std::span<const float>(values));
-  out.upload(std::span<const float>(std::vector<float>(kTimedCount, -1.0e6f)));
-
   TimingOptions options = quick(4);
   options.flush_bytes = kMiB;
-  DispatchTimer timer(device, add_one_work(), options);
-  EXPECT_EQ(timer.flush_bytes(), kMiB);
-  const TimingStats stats = timer.measure();
-  EXPECT_EQ(stats.runs, 4);
-  expect_ordered(stats);
-
-  std::vector<float> expected = values;
-  for (float& value : expected) value += 1.0f;
-  EXPECT_EQ(out.download<float>(), expected);
-  EXPECT_EQ(in.download<float>(), values) << "the flush wrote into the kernel's input";
+  expect_flushed_runs_correct(options, kMiB);
 }
 
 // A read flush copies its bytes a piece at a time onto one sink, and leaves the timed kernel's buffers alone; its
 // size is whole pieces.
 TEST_F(DispatchTimerTest, AReadFlushIsReportedAndLeavesTheKernelsOutputCorrect) {
-  std::vector<float> values(kTimedCount);
-  for (std::size_t i = 0; i < kTimedCount; ++i) values[i] = static_cast<float>(i % 777);
-  in.upload(std::span<const float>(values));
-  out.upload(std::span<const float>(std::vector<float>(kTimedCount, -1.0e6f)));
   TimingOptions options = quick(3);
   options.flush_bytes = kMiB + 1;
   options.flush_kind = FlushKind::read;
-  DispatchTimer timer(device, add_one_work(), options);
-  EXPECT_EQ(timer.flush_kind(), FlushKind::read);
-  EXPECT_EQ(timer.flush_bytes(), 2 * kReadFlushPiece) << "rounded up to whole pieces";
-  const TimingStats stats = timer.measure();
-  EXPECT_EQ(stats.runs, 3);
-  expect_ordered(stats);
-  std::vector<float> expected = values;
-  for (float& value : expected) value += 1.0f;
-  EXPECT_EQ(out.download<float>(), expected);
-  EXPECT_EQ(in.download<float>(), values);
+  EXPECT_EQ(DispatchTimer(device, add_one_work(), options).flush_kind(), FlushKind::read);
+  expect_flushed_runs_correct(options, 2 * kReadFlushPiece);
 }
 
 TEST_F(DispatchTimerTest, TheFlushKindDefaultsToWritingAndKernelgenTimingFlushSaysOtherwise) {

@@ -6,10 +6,13 @@
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
 // examples/decoder_block's decode attention at heads of 128 (the catalog's decode_attention_f16 op, with this
-// kernel): benchmarks/gpu/decode/decode_attention_f16_stream.comp at 128 invocations, blocks of 2 keys, at most
-// 16 ranges a head, pipelined (benchmarks/gpu/decode_sweep.py's da_stream_t128_b2_s16_p1), hand-written. The
-// fastest of that sweep on an H200 (benchmarks/RESULTS.md: 32.5 us at 32 heads after 4096 tokens, against 42.1 for
-// the catalog's checked-in kernel, which the catalog's search picked on lavapipe).
+// kernel): benchmarks/gpu/decode/decode_attention_f16_stream.comp at 256 invocations, blocks of 2 keys, at most
+// 12 ranges a head of at least 128 keys, pipelined (benchmarks/gpu/decode_sweep.py's da_stream_t256_b2_s12_p1),
+// with q's loads issued beside the first block's and the combine's loads at once, hand-written. On an H200 in the
+// block after 4096 tokens (benchmarks/RESULTS.md): 26.4-26.5 us, against 29.5-29.7 for the 128 / 2 / 16 kernel
+// before it; the catalog's own kernel is the one its search picked on lavapipe. At least 128 keys a range, not
+// 16, changes nothing from 1409 keys up (12 ranges either way) and spares lavapipe's validation most of its
+// workgroups at small ctx.
 // Flash-decoding in one dispatch, each range's keys streamed by clusters of lanes with no barrier until the range
 // is done. Workgroup (s, h) of NT invocations takes range s of head h's keys: S = min(MAX_RANGES, ceil(ctx /
 // MIN_KEYS)) ranges of ceil(ctx / S) positions.
@@ -30,8 +33,8 @@
 // writes o: sum_s row_s exp(m_s - M) / sum_s l_s exp(m_s - M), M the largest m_s, and zeroes the head's scratch
 // for the next call. A NaN score makes its range's sum NaN, and so the head's row; scores all -inf leave every
 // sum 0, and 0 / 0 is NaN.
-// kernelgen: dispatch min(16, (ctx + 16 - 1) / 16) heads 1
-layout(local_size_x = 128) in;
+// kernelgen: dispatch min(12, (ctx + 128 - 1) / 128) heads 1
+layout(local_size_x = 256) in;
 layout(push_constant) uniform Dims { uint heads; uint ctx; } dims;
 layout(set = 0, binding = 0, std430) readonly buffer Q { uvec4 q8[]; };
 layout(set = 0, binding = 1, std430) readonly buffer K { uvec4 k8[]; };
@@ -40,7 +43,7 @@ layout(set = 0, binding = 3, std430) writeonly buffer O { float16_t o[]; };
 layout(set = 0, binding = 4, std430) coherent buffer Partials { float partials[]; };  // [heads][STRIDE][130]
 layout(set = 0, binding = 5, std430) coherent buffer Arrivals { uint arrivals[]; };   // [heads]
 
-const uint NT = 128u, B = 2u, MAX_RANGES = 16u, MIN_KEYS = 16u, STRIDE = 32u;
+const uint NT = 256u, B = 2u, MAX_RANGES = 12u, MIN_KEYS = 128u, STRIDE = 32u;
 const uint D = 128u, D8 = 16u, ROW = 130u, MAXG = 2u;  // MAXG: 16-byte groups of a row a lane holds at most
 const float kLowest = -3.4028234663852886e38, kSmallestNormal = 1.1754943508222875e-38;
 #define NEG_INF uintBitsToFloat(0xff800000u)
@@ -61,16 +64,9 @@ void main() {
   const uint L = min(16u, lanes), G = D8 / L, li = lane % L;
   const uint clusters = gl_NumSubgroups * (lanes / L), cluster = sg * (lanes / L) + lane / L;
   const float scale = 0.08838834764831845;  // 1 / sqrt(128)
-  vec4 q_low[MAXG], q_high[MAXG], acc_low[MAXG], acc_high[MAXG];
-  [[unroll]] for (uint g = 0u; g < MAXG; ++g) {
-    const uvec4 p = g < G ? q8[h * D8 + g * L + li] : uvec4(0u);
-    q_low[g] = low4(p);
-    q_high[g] = high4(p);
-    acc_low[g] = vec4(0.0);
-    acc_high[g] = vec4(0.0);
-  }
-  float m = kLowest, l = 0.0;
-  bool nan = false;
+  // q's loads and the first block's are issued before either is used: one trip to memory before the loop, not two.
+  uvec4 q_raw[MAXG];
+  [[unroll]] for (uint g = 0u; g < MAXG; ++g) q_raw[g] = g < G ? q8[h * D8 + g * L + li] : uvec4(0u);
   uvec4 key[B][MAXG], value[B][MAXG];
 #define LOAD_BLOCK(K_, V_, J0_)                                         \
   [[unroll]] for (uint u = 0u; u < B; ++u) {                            \
@@ -84,6 +80,15 @@ void main() {
   const uint step = clusters * B;
   uint j0 = first + cluster * B;
   if (j0 < last) LOAD_BLOCK(key, value, j0)
+  vec4 q_low[MAXG], q_high[MAXG], acc_low[MAXG], acc_high[MAXG];
+  [[unroll]] for (uint g = 0u; g < MAXG; ++g) {
+    q_low[g] = low4(q_raw[g]);
+    q_high[g] = high4(q_raw[g]);
+    acc_low[g] = vec4(0.0);
+    acc_high[g] = vec4(0.0);
+  }
+  float m = kLowest, l = 0.0;
+  bool nan = false;
   for (; j0 < last; j0 += step) {
     uvec4 next_key[B][MAXG], next_value[B][MAXG];
     if (j0 + step < last) LOAD_BLOCK(next_key, next_value, j0 + step)
@@ -177,6 +182,11 @@ void main() {
     mx = partials[(h * STRIDE + t) * ROW + D];
     lx = partials[(h * STRIDE + t) * ROW + D + 1u];
   }
+  // Issued with the max and sum above, before any is used: one trip to the cache for the whole combine (at
+  // NT >= D each invocation below D takes one output dim).
+  float rows[MAX_RANGES];
+  [[unroll]] for (uint x = 0u; x < MAX_RANGES; ++x)
+    rows[x] = t < D && x < S ? partials[(h * STRIDE + x) * ROW + t] : 0.0;
   const float max_sg = subgroupMax(mx);
   if (subgroupElect()) group_max[sg] = max_sg;
   barrier();
@@ -190,12 +200,10 @@ void main() {
   barrier();
   float denominator = 0.0;
   for (uint x = 0u; x < subgroups; ++x) denominator += group_sum[x];
-  for (uint d = t; d < D; d += NT) {
-    float rows[MAX_RANGES];
-    [[unroll]] for (uint x = 0u; x < MAX_RANGES; ++x) rows[x] = x < S ? partials[(h * STRIDE + x) * ROW + d] : 0.0;
+  if (t < D) {
     float total = 0.0;
     [[unroll]] for (uint x = 0u; x < MAX_RANGES; ++x) total += x < S ? weight[x] * rows[x] : 0.0;
-    o[h * D + d] = float16_t(total / denominator);
+    o[h * D + t] = float16_t(total / denominator);
   }
   // The next call must find the scratch as this one did: every range's row, max and sum, and the count, zero.
   barrier();

@@ -48,7 +48,8 @@ struct Timing {
   double p25_ns = 0;  // quartiles: p75 - p25 is the spread a speed-up must beat (timing.hpp)
   double p75_ns = 0;
   uint64_t flush_bytes = 0;  // the cache flush between runs
-  std::string flush = "write";  // how it evicted: "write" (its bytes written) or "read" (KERNELGEN_TIMING_FLUSH)
+  // How it evicted: "write" (its bytes written) or "read" (KERNELGEN_TIMING_FLUSH); in JSON only when "read".
+  std::string flush = "write";
   double gbytes_per_second = 0;
   double gflops = 0;
   // max(GB/s / peak bandwidth, GFLOP/s / peak FLOP/s) of the device's measured peaks, when known.
